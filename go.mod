@@ -3,6 +3,7 @@ module github.com/arcport/arcport
 go 1.26.8
 
 require (
+	github.com/andybalholm/brotli v1.2.8
 	github.com/google/uuid v1.6.0
 	github.com/klauspost/compress v1.20.3
 	github.com/temoto/robotstxt v1.1.2
