@@ -1,0 +1,269 @@
+package zimcli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/zim"
+	"github.com/urfave/cli/v2"
+)
+
+// Main runs the zimdump command line with os.Args and exits.
+func Main() {
+	app := &cli.App{
+		Name:            "zimdump",
+		Usage:           "inspect a ZIM archive and dump its contents (openzim zimdump compatible)",
+		SkipFlagParsing: true,
+		HideHelp:        true,
+		HideVersion:     true,
+		Action: func(c *cli.Context) error {
+			if code := Run(c.Args().Slice(), os.Stdout, os.Stderr); code != 0 {
+				return &cliutil.ExitError{Code: code}
+			}
+			return nil
+		},
+	}
+	cliutil.Run(app)
+}
+
+// exitException is zimdump's status after an exception (return -1).
+const exitException = 255
+
+// env is one run of the command.
+type env struct {
+	p      *parsed
+	out    *bufio.Writer
+	stdout io.Writer
+	stderr io.Writer
+	a      *zim.Archive
+}
+
+// Run executes zimdump with args (without the program name) and returns
+// the exit status.
+func Run(args []string, stdout, stderr io.Writer) int {
+	p := parseArgs(args)
+	if p.errs != "" {
+		fmt.Fprint(stderr, p.errs)
+		fmt.Fprint(stdout, "\n"+usage+"\n")
+		return exitException
+	}
+	if p.help {
+		fmt.Fprint(stdout, usage+"\n"+extUsage)
+		return 0
+	}
+	if p.ver {
+		fmt.Fprintf(stdout, "zimdump (arcport) %s\n", cliutil.Version)
+		return 0
+	}
+	e := &env{p: p, out: bufio.NewWriterSize(stdout, 256<<10), stdout: stdout, stderr: stderr}
+	defer e.out.Flush()
+	a, err := openArchive(p)
+	if err != nil {
+		return e.exception(err)
+	}
+	defer a.Close()
+	e.a = a
+	switch p.cmd {
+	case "info":
+		return e.info()
+	case "list":
+		return e.list()
+	case "show":
+		return e.show()
+	case "dump":
+		return e.dump()
+	case "check":
+		return e.check()
+	case "meta":
+		return e.meta()
+	case "warc":
+		return e.warc()
+	}
+	return exitException
+}
+
+func openArchive(p *parsed) (*zim.Archive, error) {
+	if !p.has("offset") {
+		return zim.Open(p.file)
+	}
+	off, err := strconv.ParseInt(p.opts["offset"], 10, 64)
+	if err != nil || off < 0 {
+		return nil, fmt.Errorf("bad --offset %q", p.opts["offset"])
+	}
+	var size int64
+	if p.has("size") {
+		if size, err = strconv.ParseInt(p.opts["size"], 10, 64); err != nil || size <= 0 {
+			return nil, fmt.Errorf("bad --size %q", p.opts["size"])
+		}
+	}
+	return zim.OpenEmbedded(p.file, off, size)
+}
+
+// exception prints err as zimdump's main() does and returns its status.
+func (e *env) exception(err error) int {
+	e.out.WriteString("Exception: " + zim.Message(err) + "\n")
+	e.out.Flush()
+	return exitException
+}
+
+// notFound prints "Entry not found" as zimdump's list/show handlers do.
+func (e *env) notFound() int {
+	e.out.Flush()
+	fmt.Fprintln(e.stderr, "Entry not found")
+	return exitException
+}
+
+func (e *env) info() int {
+	if e.p.has("json") {
+		return e.infoJSON()
+	}
+	a, w := e.a, e.out
+	h := a.Header()
+	fmt.Fprintf(w, "count-entries: %d\n", a.UserEntryCount())
+	fmt.Fprintf(w, "uuid: %s\ncluster count: %d\n", h.UUIDString(), h.ClusterCount)
+	if h.HasChecksum() {
+		sum, _ := a.Checksum()
+		fmt.Fprintf(w, "checksum: %s\n", sum)
+	} else {
+		w.WriteString("no checksum\n")
+	}
+	if h.HasMainPage() {
+		w.WriteString("main page: ")
+		m, err := mainPath(a)
+		if err != nil {
+			return e.exception(err)
+		}
+		w.WriteString(m + "\n")
+	} else {
+		w.WriteString("main page: -\n")
+	}
+	fav, err := a.Illustration(48)
+	switch {
+	case errors.Is(err, zim.ErrNotFound):
+		w.WriteString("favicon: -\n")
+	case err != nil:
+		return e.exception(err)
+	default:
+		w.WriteString("favicon: " + a.PathOf(fav) + "\n")
+	}
+	w.WriteString("\n")
+	return 0
+}
+
+// mainPath is getMainEntry().getItem(true).getPath().
+func mainPath(a *zim.Archive) (string, error) {
+	m, err := a.MainEntry()
+	if err != nil {
+		if errors.Is(err, zim.ErrNotFound) {
+			return "", errors.New("No main page")
+		}
+		return "", err
+	}
+	r, err := a.Resolve(m)
+	if err != nil {
+		return "", err
+	}
+	return a.PathOf(r), nil
+}
+
+// selectOne resolves --idx or --url to an entry (nil, err on failure).
+func (e *env) selectOne() (*zim.Entry, error) {
+	if e.p.has("idx") {
+		idx, ok := parseLong(e.p.opts["idx"])
+		if !ok {
+			return nil, zim.ErrNotFound
+		}
+		return e.a.EntryAt(idx)
+	}
+	return e.a.EntryByPath(e.p.opts["url"])
+}
+
+func (e *env) list() int {
+	p := e.p
+	if p.has("json") {
+		return e.listJSON()
+	}
+	details := p.has("details")
+	if p.has("idx") || p.has("url") {
+		ent, err := e.selectOne()
+		if err != nil {
+			return e.notFound()
+		}
+		if err := writeDetails(e.out, e.a, ent); err != nil {
+			return e.notFound()
+		}
+		return 0
+	}
+	begin, end := e.a.UserRange()
+	if p.has("ns") {
+		var err error
+		if begin, end, err = e.a.FindByPrefix(p.opts["ns"]); err != nil {
+			return e.exception(err)
+		}
+	}
+	if err := listRange(e.out, e.a, begin, end, details); err != nil {
+		return e.exception(err)
+	}
+	return 0
+}
+
+// writeDetails prints one entry as zimdump's listEntry, stopping at the
+// same place when a value cannot be read.
+func writeDetails(w *bufio.Writer, a *zim.Archive, ent *zim.Entry) error {
+	w.WriteString("path: ")
+	w.WriteString(a.PathOf(ent))
+	w.WriteString("\n* title:          ")
+	w.WriteString(ent.Title())
+	w.WriteString("\n* idx:            ")
+	w.WriteString(strconv.FormatUint(uint64(ent.Index), 10))
+	if ent.IsRedirect() {
+		w.WriteString("\n* type:           redirect\n* redirect index: ")
+		t, err := a.EntryAt(ent.RedirectIndex)
+		if err != nil {
+			return err
+		}
+		w.WriteString(strconv.FormatUint(uint64(t.Index), 10))
+		w.WriteString("\n")
+		return nil
+	}
+	w.WriteString("\n* type:           item\n* mime-type:      ")
+	mt, err := a.MimeType(ent)
+	if err != nil {
+		return err
+	}
+	w.WriteString(mt)
+	w.WriteString("\n* item size:      ")
+	size, err := a.BlobSize(ent)
+	if err != nil {
+		return err
+	}
+	w.WriteString(strconv.FormatInt(size, 10))
+	w.WriteString("\n")
+	return nil
+}
+
+func (e *env) show() int {
+	ent, err := e.selectOne()
+	if err != nil {
+		return e.notFound()
+	}
+	if ent.IsRedirect() {
+		e.out.Flush()
+		fmt.Fprintf(e.stderr, "Entry %s is a redirect.\n", e.a.PathOf(ent))
+		return exitException
+	}
+	r, _, err := e.a.OpenBlob(ent)
+	if err != nil {
+		return e.notFound()
+	}
+	defer r.Close()
+	if _, err := io.Copy(e.out, r); err != nil {
+		return e.notFound()
+	}
+	return 0
+}
