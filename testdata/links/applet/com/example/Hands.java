@@ -1,0 +1,5 @@
+package com.example;
+
+public class Hands {
+    public String image = "../../images/hands.png";
+}
