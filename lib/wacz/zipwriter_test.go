@@ -1,0 +1,242 @@
+package wacz
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+type zipCase struct {
+	name    string
+	method  uint16
+	hash    string
+	content []byte
+	// cut, when > 0, writes junk after content then truncates back
+	cut int
+}
+
+func writeZip(t *testing.T, path string, cases []zipCase) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := NewZipWriter(f)
+	for _, c := range cases {
+		e, err := zw.Create(c.name, c.method, c.hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// write in uneven pieces so checkpoints fall mid-content
+		for i := 0; i < len(c.content); i += 300007 {
+			j := min(i+300007, len(c.content))
+			if _, err := e.Write(c.content[i:j]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c.cut > 0 {
+			junk := bytes.Repeat([]byte("junk"), c.cut)
+			if _, err := e.Write(junk); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Truncate(int64(len(c.content))); err != nil {
+				t.Fatal(err)
+			}
+			// the bytes read back must be the content
+			back := make([]byte, len(c.content))
+			if _, err := e.ReadAt(back, 0); err != nil && err != io.EOF {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(back, c.content) {
+				t.Fatalf("%s: ReadAt after Truncate differs", c.name)
+			}
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		if c.hash == "md5" {
+			s := md5.Sum(c.content)
+			want = "md5:" + hex.EncodeToString(s[:])
+		} else {
+			s := sha256.Sum256(c.content)
+			want = "sha256:" + hex.EncodeToString(s[:])
+		}
+		if e.Hash() != want {
+			t.Errorf("%s: hash %s, want %s", c.name, e.Hash(), want)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkZip(t *testing.T, path string, cases []zipCase) {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	if len(zr.File) != len(cases) {
+		t.Fatalf("%d entries, want %d", len(zr.File), len(cases))
+	}
+	for i, f := range zr.File {
+		c := cases[i]
+		if f.Name != c.name || f.Method != c.method {
+			t.Errorf("entry %d: %s method %d, want %s method %d", i, f.Name, f.Method, c.name, c.method)
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(rc) // archive/zip checks the CRC at EOF
+		rc.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		if !bytes.Equal(got, c.content) {
+			t.Errorf("%s: content differs (%d bytes, want %d)", f.Name, len(got), len(c.content))
+		}
+		if c.method == Store {
+			// stored data sits at DataOffset, as ReplayWeb.page computes it:
+			// local header 30 bytes + name, no extra field
+			off, _ := f.DataOffset()
+			raw, _ := os.ReadFile(path)
+			if int(off)+len(c.content) > len(raw) || !bytes.Equal(raw[off:int(off)+len(c.content)], c.content) {
+				t.Errorf("%s: stored bytes not at data offset %d", f.Name, off)
+			}
+		}
+	}
+}
+
+func pseudoRandom(n int) []byte {
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
+}
+
+func TestZipWriter(t *testing.T) {
+	big := pseudoRandom(3<<20 + 12345)
+	cases := []zipCase{
+		{name: "archive/data.warc.gz", method: Store, content: big, cut: 700000},
+		{name: "archive/small.warc.gz", method: Store, content: []byte("WARC/1.0\r\n"), cut: 3},
+		{name: "indexes/index.idx", method: Deflate, content: bytes.Repeat([]byte("com,example)/ 2020 {}\n"), 1000)},
+		{name: "empty.txt", method: Store, content: nil},
+		{name: "pages/pages.jsonl", method: Deflate, hash: "md5", content: []byte(`{"format":"json-pages-1.0"}` + "\n")},
+		{name: "répertoire/été.txt", method: Store, content: []byte("utf-8 name")},
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.zip")
+	writeZip(t, path, cases)
+	checkZip(t, path, cases)
+	if py, err := exec.LookPath("python3"); err == nil {
+		out, err := exec.Command(py, "-m", "zipfile", "-t", path).CombinedOutput()
+		if err != nil {
+			t.Errorf("python3 zipfile -t: %v\n%s", err, out)
+		}
+	}
+}
+
+func TestZipWriterZip64(t *testing.T) {
+	// Lower the thresholds so the ZIP64 paths run on small data; the
+	// layout is the same one a 4 GiB entry or 65535 entries get.
+	defer func(a uint64, b int) { zip64Threshold, zip64Records = a, b }(zip64Threshold, zip64Records)
+	zip64Threshold, zip64Records = 1000, 3
+	var cases []zipCase
+	for i := range 5 {
+		cases = append(cases, zipCase{name: fmt.Sprintf("archive/%d.warc.gz", i), method: Store, content: pseudoRandom(1500 + i)})
+	}
+	cases = append(cases, zipCase{name: "small", method: Store, content: []byte("x")})
+	path := filepath.Join(t.TempDir(), "z64.zip")
+	writeZip(t, path, cases)
+	checkZip(t, path, cases)
+	raw, _ := os.ReadFile(path)
+	if !bytes.Contains(raw, []byte{0x50, 0x4b, 0x06, 0x06}) || !bytes.Contains(raw, []byte{0x50, 0x4b, 0x06, 0x07}) {
+		t.Error("no ZIP64 end record / locator")
+	}
+	if py, err := exec.LookPath("python3"); err == nil {
+		out, err := exec.Command(py, "-m", "zipfile", "-t", path).CombinedOutput()
+		if err != nil {
+			t.Errorf("python3 zipfile -t: %v\n%s", err, out)
+		}
+	}
+}
+
+func TestZipWriterManyEntries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	// 65536 real entries: the count alone forces the ZIP64 end records.
+	path := filepath.Join(t.TempDir(), "many.zip")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := NewZipWriter(f)
+	for i := range 65536 {
+		e, err := zw.Create(fmt.Sprintf("f%05d", i), Store, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(e, "%d", i)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	if len(zr.File) != 65536 {
+		t.Fatalf("%d entries", len(zr.File))
+	}
+	rc, _ := zr.File[65535].Open()
+	b, _ := io.ReadAll(rc)
+	if string(b) != "65535" {
+		t.Errorf("last entry %q", b)
+	}
+}
+
+func TestZipEntryTruncateLimits(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "x.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := NewZipWriter(f)
+	e, _ := zw.Create("a", Store, "")
+	e.Write(pseudoRandom(3 << 20))
+	e.Commit(2 << 20)
+	if err := e.Truncate(1 << 20); err == nil {
+		t.Error("Truncate below Commit succeeded")
+	}
+	if err := e.Truncate(4 << 20); err == nil {
+		t.Error("Truncate beyond size succeeded")
+	}
+	d, _ := zw.Create("b", Deflate, "")
+	d.Write([]byte("abc"))
+	if err := d.Truncate(1); err == nil {
+		t.Error("Truncate on deflated entry succeeded")
+	}
+	if _, err := zw.Create("a", Store, ""); err == nil {
+		t.Error("duplicate name accepted")
+	}
+}
