@@ -96,6 +96,7 @@ type ZipReader struct {
 	cdStart  int64 // -1 without central directory
 	cdFixups map[int64]cdInfo
 	done     bool
+	checked  bool
 	sum      ScanSummary
 }
 
@@ -354,6 +355,15 @@ func (z *ZipReader) Next() (*Entry, error) {
 		}
 		z.off = next
 	}
+	if !z.checked {
+		z.checked = true
+		if s := z.sum; s.CentralDirectory && s.CentralEntries != int64(s.Entries) {
+			if err := z.cfg.problem(z.name, z.off, false, false, fmt.Sprintf(
+				"central directory lists %d entries, %d read from local headers", s.CentralEntries, s.Entries)); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return nil, io.EOF
 }
 
@@ -450,7 +460,12 @@ func (z *ZipReader) readEntry(off int64) (*Entry, int64, error) {
 		return z.resync(off, off+4, "ZIP64 sizes without a ZIP64 extra block")
 	}
 	if dataOff+csize > z.end {
-		if z.cdStart < 0 || dataOff+csize > z.size {
+		if z.cdStart < 0 {
+			// Interrupted while writing this entry, unless a later
+			// header shows the size lies.
+			if next, err := z.findSignature(dataOff); err == nil && next < z.end {
+				return z.resync(off, dataOff, fmt.Sprintf("compressed size %d runs past the end of the file", csize))
+			}
 			return z.truncated(off)
 		}
 		return z.resync(off, off+4, fmt.Sprintf("compressed size %d runs past the central directory", csize))
