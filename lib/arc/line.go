@@ -8,7 +8,7 @@ import (
 // urlLine is a URL-record line split into its fields. All slices point into
 // the line.
 type urlLine struct {
-	url, ip, date, ctype, length []byte
+	url, ip, date, ctype, length               []byte
 	code, checksum, location, offset, filename []byte // v2 only
 
 	spaceInURL  bool // the URL holds spaces

@@ -47,20 +47,20 @@ type Stats struct {
 
 // Reader reads ARC records. Create it with NewReader.
 type Reader struct {
-	cfg     config
-	mr      *compio.MemberReader
-	j       joiner
-	br      *bufio.Reader
-	version int    // 1 or 2 once known
+	cfg      config
+	mr       *compio.MemberReader
+	j        joiner
+	br       *bufio.Reader
+	version  int    // 1 or 2 once known
 	lastDate string // WARC-Date of the last record, fallback for bad dates
-	started bool   // a record (or junk) was seen
-	prevFD  bool   // the previous record was a version block
-	prev    *record.Record
-	blk     block
-	ul      urlLine
-	scratch []byte
-	stats   Stats
-	err     error
+	started  bool   // a record (or junk) was seen
+	prevFD   bool   // the previous record was a version block
+	prev     *record.Record
+	blk      block
+	ul       urlLine
+	scratch  []byte
+	stats    Stats
+	err      error
 }
 
 // NewReader returns a reader for the ARC file read from r, which may be
