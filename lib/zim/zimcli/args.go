@@ -104,6 +104,9 @@ func parseArgs(args []string) *parsed {
 		a := args[i]
 		switch {
 		case a == "--":
+			if len(pos) > 1 {
+				unknown = true // "--" must come before <file>
+			}
 			pos = append(pos, args[i+1:]...)
 			i = len(args)
 		case strings.HasPrefix(a, "--"):
@@ -196,15 +199,12 @@ func parseArgs(args []string) *parsed {
 			return unexpected()
 		}
 	case "show":
-		if p.has("idx") && (p.has("url") || p.has("ns")) {
-			return unexpected()
-		}
-		if p.has("ns") && !p.has("url") {
-			return unexpected()
-		}
 		if !p.has("idx") && !p.has("url") {
 			p.errs = "Arguments did not match expected patterns"
 			return p
+		}
+		if p.has("idx") && (p.has("url") || p.has("ns")) {
+			return unexpected()
 		}
 	case "dump":
 		if !p.has("dir") {

@@ -64,6 +64,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	defer e.out.Flush()
 	a, err := openArchive(p)
 	if err != nil {
+		if p.cmd == "check" {
+			return e.checkOpenFailed(err)
+		}
 		return e.exception(err)
 	}
 	defer a.Close()

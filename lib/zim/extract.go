@@ -1,0 +1,518 @@
+package zim
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// DumpOptions configures Archive.Dump.
+type DumpOptions struct {
+	// Symlinks writes every redirect as a symbolic link (zimdump
+	// --redirect). Otherwise a redirect to an HTML item becomes an HTML
+	// refresh page and other redirects still become links, as in zimdump.
+	Symlinks bool
+	// Workers is the number of files written in parallel (default
+	// GOMAXPROCS).
+	Workers int
+	// Log receives zimdump's "Wrote X to Y" lines for the files that could
+	// not be written at their place and went to DIR/_exceptions/.
+	Log io.Writer
+}
+
+// ErrorsDir is the folder of dir where Dump puts files it cannot write at
+// their place (zimdump's "_exceptions/"), with '/' in their path as "%2f".
+const ErrorsDir = "_exceptions/"
+
+type dumpAction uint8
+
+const (
+	actNone     dumpAction = iota
+	actFile                // blob to rel
+	actStub                // HTML redirect page to rel
+	actLink                // symlink rel -> link
+	actErrFile             // blob to the errors dir
+	actErrStub             // HTML redirect page to the errors dir
+	actSuperseded
+)
+
+type dumpItem struct {
+	order int
+	e     Entry
+	rel   string // safe relative path ("" when unusable)
+	act   dumpAction
+	link  string // symlink target or stub URL
+}
+
+// SafeRelPath maps an archive path to a relative path that stays inside
+// the dump folder: empty and "." components are dropped (the file system
+// ignores them too), ".." becomes "%2E%2E". ok is false for a path that
+// leaves no file name (empty, or ending in "/" or "/.").
+func SafeRelPath(p string) (rel string, ok bool) {
+	parts := strings.Split(p, "/")
+	last := parts[len(parts)-1]
+	out := parts[:0]
+	for _, s := range parts {
+		switch s {
+		case "", ".":
+			continue
+		case "..":
+			s = "%2E%2E"
+		}
+		out = append(out, s)
+	}
+	if last == "" || last == "." || len(out) == 0 {
+		return strings.Join(out, "/"), false
+	}
+	return strings.Join(out, "/"), true
+}
+
+// truncateName shortens a file name longer than 255 bytes as zimdump does:
+// its first 254-len(n) bytes, "~" and the running number n.
+func truncateName(name string, n int) string {
+	post := strconv.Itoa(n)
+	return name[:254-len(post)] + "~" + post
+}
+
+// Dump writes every user entry under dir as openzim's zimdump dump does:
+// the same paths (with the same truncation of names longer than 255
+// bytes), redirects as HTML refresh pages or symbolic links, files that
+// cannot be written at their place in dir/_exceptions/. Unlike zimdump it
+// never writes outside dir: see SafeRelPath; it never follows a symbolic
+// link it finds on the way either. Files are written in parallel, one
+// cluster per worker, each cluster decompressed once.
+func (a *Archive) Dump(dir string, o DumpOptions) error {
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	os.Mkdir(dir, 0o777)
+	order, err := a.EfficientOrder()
+	if err != nil {
+		return err
+	}
+	plan, dirs, fatal := a.planDump(dir, order, o)
+	d := &dumper{a: a, dir: dir, o: o, realDirs: map[string]bool{"": true}}
+	for _, rd := range dirs {
+		d.mkdirs(rd)
+	}
+	// links first: their places were checked by the plan
+	for i := range plan {
+		it := &plan[i]
+		if it.act == actLink {
+			if err := d.symlink(it); err != nil {
+				d.flushLog()
+				return err
+			}
+		}
+	}
+	err = d.writeAll(plan)
+	d.flushLog()
+	if err != nil {
+		return err
+	}
+	return fatal
+}
+
+// planDump decides, in zimdump's order, where each entry goes, simulating
+// the file system zimdump would build in an empty folder: a name taken by
+// a directory or a file below a file cannot be written and goes to the
+// errors folder; a later file of the same name replaces an earlier one.
+func (a *Archive) planDump(dir string, order []uint32, o DumpOptions) (plan []dumpItem, dirs []string, fatal error) {
+	type kind uint8
+	const (
+		kDir kind = iota + 1
+		kFile
+		kLink
+	)
+	seed := maphash.MakeSeed()
+	h := func(s string) uint64 { return maphash.String(seed, s) }
+	fs := map[uint64]kind{}
+	owner := map[uint64]int{} // file name -> plan index writing it
+	truncated := 0
+	plan = make([]dumpItem, 0, len(order))
+	for k, idx := range order {
+		e, err := a.EntryAt(idx)
+		if err != nil {
+			return plan, dirs, err
+		}
+		if e.Kind == KindDeprecated {
+			continue
+		}
+		p := a.PathOf(e)
+		dirPart, name := "", p
+		if i := strings.LastIndexByte(p, '/'); i >= 0 {
+			dirPart, name = p[:i+1], p[i+1:]
+		}
+		if len(name) > 255 {
+			truncated++
+			name = truncateName(name, truncated)
+		}
+		it := dumpItem{order: k, e: *e}
+		safeDir, _ := SafeRelPath(dirPart)
+		safeName, okName := SafeRelPath(name)
+		// directories, as zimdump's createdir (errors ignored)
+		blocked := false
+		if safeDir != "" {
+			comps := strings.Split(safeDir, "/")
+			for i := range comps {
+				pre := strings.Join(comps[:i+1], "/")
+				switch fs[h(pre)] {
+				case 0:
+					fs[h(pre)] = kDir
+					dirs = append(dirs, pre)
+				case kDir:
+				default:
+					blocked = true
+				}
+				if blocked {
+					break
+				}
+			}
+		}
+		rel := safeName
+		if safeDir != "" {
+			rel = safeDir + "/" + safeName
+		}
+		if !okName {
+			rel = safeDir + "/"
+			blocked = true
+		}
+		it.rel = rel
+		isLink := false
+		if e.Kind == KindRedirect {
+			t, err := a.Resolve(e)
+			if err != nil {
+				return plan, dirs, err
+			}
+			sp, _ := SafeRelPath(p)
+			tp, _ := SafeRelPath(a.PathOf(t))
+			it.link = ComputeRelativePath(sp, tp)
+			mt, err := a.MimeType(t)
+			if err != nil {
+				return plan, dirs, err
+			}
+			if !o.Symlinks && mt == "text/html" {
+				it.act = actStub
+			} else {
+				isLink = true
+				it.act = actLink
+			}
+		} else {
+			it.act = actFile
+		}
+		hk := h(rel)
+		cur := fs[hk]
+		switch {
+		case isLink && (blocked || cur != 0):
+			return plan, dirs, fmt.Errorf("Error creating symlink from %s to %s", dir+"/"+rel, it.link)
+		case isLink:
+			fs[hk] = kLink
+		case blocked || cur == kDir || cur == kLink:
+			if it.act == actFile {
+				it.act = actErrFile
+			} else {
+				it.act = actErrStub
+			}
+		default:
+			if j, ok := owner[hk]; ok {
+				plan[j].act = actSuperseded
+			}
+			owner[hk] = len(plan)
+			fs[hk] = kFile
+		}
+		plan = append(plan, it)
+	}
+	return plan, dirs, nil
+}
+
+type dumper struct {
+	a        *Archive
+	dir      string
+	o        DumpOptions
+	mu       sync.Mutex
+	realDirs map[string]bool
+	logs     []logLine
+}
+
+type logLine struct {
+	order int
+	text  string
+}
+
+// mkdirs creates rel (a safe relative directory) below dir, refusing to
+// go through anything that is not a real directory.
+func (d *dumper) mkdirs(rel string) {
+	comps := strings.Split(rel, "/")
+	for i := range comps {
+		pre := strings.Join(comps[:i+1], "/")
+		if d.realDirs[pre] {
+			continue
+		}
+		full := filepath.Join(d.dir, pre)
+		if err := os.Mkdir(full, 0o777); err == nil {
+			d.realDirs[pre] = true
+			continue
+		}
+		if st, err := os.Lstat(full); err == nil && st.IsDir() {
+			d.realDirs[pre] = true
+			continue
+		}
+		return
+	}
+}
+
+// parentOK reports whether every directory above rel is a real directory
+// checked by mkdirs.
+func (d *dumper) parentOK(rel string) bool {
+	i := strings.LastIndexByte(rel, '/')
+	if i < 0 {
+		return true
+	}
+	d.mu.Lock()
+	ok := d.realDirs[rel[:i]]
+	d.mu.Unlock()
+	return ok
+}
+
+func (d *dumper) symlink(it *dumpItem) error {
+	full := filepath.Join(d.dir, it.rel)
+	if !d.parentOK(it.rel) {
+		return fmt.Errorf("Error creating symlink from %s to %s", d.dir+"/"+it.rel, it.link)
+	}
+	if err := os.Symlink(it.link, full); err != nil {
+		return fmt.Errorf("Error creating symlink from %s to %s", d.dir+"/"+it.rel, it.link)
+	}
+	return nil
+}
+
+// writeAll writes the files and stubs, one cluster per task.
+func (d *dumper) writeAll(plan []dumpItem) error {
+	groups := map[uint32][]*dumpItem{}
+	var keys []uint32
+	for i := range plan {
+		it := &plan[i]
+		switch it.act {
+		case actFile, actErrFile, actStub, actErrStub:
+		default:
+			continue
+		}
+		g := uint32(0)
+		if it.e.Kind == KindItem {
+			g = it.e.Cluster
+		}
+		if _, ok := groups[g]; !ok {
+			keys = append(keys, g)
+		}
+		groups[g] = append(groups[g], it)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	tasks := make(chan uint32)
+	var (
+		wg       sync.WaitGroup
+		errMu    sync.Mutex
+		firstErr error
+		firstOrd = int(^uint(0) >> 1)
+	)
+	fail := func(order int, err error) {
+		errMu.Lock()
+		if order < firstOrd {
+			firstOrd, firstErr = order, err
+		}
+		errMu.Unlock()
+	}
+	for w := 0; w < min(d.o.Workers, max(1, len(keys))); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for g := range tasks {
+				if err := d.writeGroup(g, groups[g]); err != nil {
+					var oe *orderedErr
+					if errors.As(err, &oe) {
+						fail(oe.order, oe.err)
+					} else {
+						fail(groups[g][0].order, err)
+					}
+				}
+			}
+		}()
+	}
+	for _, g := range keys {
+		tasks <- g
+	}
+	close(tasks)
+	wg.Wait()
+	return firstErr
+}
+
+type orderedErr struct {
+	order int
+	err   error
+}
+
+func (e *orderedErr) Error() string { return e.err.Error() }
+
+func (d *dumper) writeGroup(g uint32, items []*dumpItem) error {
+	var c *Cluster
+	needData := false
+	for _, it := range items {
+		if it.e.Kind == KindItem {
+			needData = true
+			break
+		}
+	}
+	if needData {
+		var err error
+		if c, err = d.a.LoadCluster(g); err != nil {
+			return &orderedErr{items[0].order, err}
+		}
+	}
+	var stream *seqBlobs
+	if c != nil && c.compressed() && !c.hasData {
+		stream = &seqBlobs{c: c}
+		defer stream.close()
+		sort.SliceStable(items, func(i, j int) bool { return items[i].e.Blob < items[j].e.Blob })
+	}
+	for _, it := range items {
+		var err error
+		switch it.act {
+		case actStub, actErrStub:
+			err = d.writeBytes(it, []byte(RedirectHTML(it.link)))
+		default:
+			if b, ok := c.Bytes(it.e.Blob); ok {
+				err = d.writeBytes(it, b)
+			} else if stream != nil {
+				var r io.Reader
+				if r, err = stream.open(it.e.Blob); err == nil {
+					err = d.writeReader(it, r)
+				}
+			} else {
+				var r io.ReadCloser
+				if r, err = c.OpenBlob(it.e.Blob); err == nil {
+					err = d.writeReader(it, r)
+					r.Close()
+				}
+			}
+		}
+		if err != nil {
+			return &orderedErr{it.order, err}
+		}
+	}
+	return nil
+}
+
+// seqBlobs streams the blobs of a large compressed cluster in offset
+// order through one decompressor.
+type seqBlobs struct {
+	c   *Cluster
+	s   *clusterStream
+	pos uint64
+}
+
+func (q *seqBlobs) open(b uint32) (io.Reader, error) {
+	size, err := q.c.BlobSize(b)
+	if err != nil {
+		return nil, err
+	}
+	start := q.c.offsets[b]
+	if q.s == nil || q.pos > start {
+		q.close()
+		if q.s, err = q.c.a.openClusterStream(q.c.Index, q.c.Offset, q.c.Info); err != nil {
+			return nil, err
+		}
+		q.pos = 0
+	}
+	if _, err := io.CopyN(io.Discard, q.s, int64(start-q.pos)); err != nil {
+		return nil, q.c.a.errf(int64(q.c.Offset), "cluster %d: decompressing to blob %d: %v", q.c.Index, b, noEOF(err))
+	}
+	q.pos = start + uint64(size)
+	return &blobStream{Reader: io.LimitReader(q.s, size), s: io.NopCloser(nil), c: q.c, left: size}, nil
+}
+
+func (q *seqBlobs) close() {
+	if q.s != nil {
+		q.s.Close()
+		q.s = nil
+	}
+}
+
+func (d *dumper) writeBytes(it *dumpItem, b []byte) error {
+	return d.writeReader(it, newBytesReader(b))
+}
+
+// writeReader writes r to the item's place, or to the errors folder when
+// that fails (as zimdump's write_to_file).
+func (d *dumper) writeReader(it *dumpItem, r io.Reader) error {
+	if it.act == actFile || it.act == actStub {
+		if d.parentOK(it.rel) {
+			f, err := os.OpenFile(filepath.Join(d.dir, it.rel), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+			if err == nil {
+				_, werr := io.Copy(f, r)
+				cerr := f.Close()
+				if werr == nil && cerr == nil {
+					return nil
+				}
+				var fe *FormatError
+				if errors.As(werr, &fe) {
+					return werr
+				}
+				if werr == nil {
+					werr = cerr
+				}
+				return fmt.Errorf("writing %s: %v", filepath.Join(d.dir, it.rel), werr)
+			}
+		}
+	}
+	// the bytes are needed again: the reader may be partly consumed only
+	// on the error path above, where we returned.
+	return d.writeError(it, r)
+}
+
+func (d *dumper) writeError(it *dumpItem, r io.Reader) error {
+	base := d.dir + "/"
+	os.Mkdir(base+"_exceptions", 0o777)
+	url := strings.ReplaceAll(it.rel, "/", "%2f")
+	target := base + ErrorsDir + url
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+	if err == nil {
+		_, err = io.Copy(f, r)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			return err
+		}
+		d.log(it.order, "Error writing file to errors dir. "+target)
+		return errors.New("Error writing file to errors dir. " + target)
+	}
+	d.log(it.order, "Wrote "+base+it.rel+" to "+target)
+	return nil
+}
+
+func (d *dumper) log(order int, s string) {
+	d.mu.Lock()
+	d.logs = append(d.logs, logLine{order, s})
+	d.mu.Unlock()
+}
+
+func (d *dumper) flushLog() {
+	sort.SliceStable(d.logs, func(i, j int) bool { return d.logs[i].order < d.logs[j].order })
+	for _, l := range d.logs {
+		fmt.Fprintln(d.o.Log, l.text)
+	}
+	d.logs = nil
+}
