@@ -36,12 +36,12 @@ const ErrorsDir = "_exceptions/"
 type dumpAction uint8
 
 const (
-	actNone     dumpAction = iota
-	actFile                // blob to rel
-	actStub                // HTML redirect page to rel
-	actLink                // symlink rel -> link
-	actErrFile             // blob to the errors dir
-	actErrStub             // HTML redirect page to the errors dir
+	actNone    dumpAction = iota
+	actFile               // blob to rel
+	actStub               // HTML redirect page to rel
+	actLink               // symlink rel -> link
+	actErrFile            // blob to the errors dir
+	actErrStub            // HTML redirect page to the errors dir
 	actSuperseded
 )
 
