@@ -1,0 +1,351 @@
+package wacz
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/arcport/arcport/lib/httpmsg"
+	"github.com/arcport/arcport/lib/record"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Limits of page detection: how much of a record block is kept to find the
+// title (and the text, with Detector.Text), and how much text is kept.
+const (
+	titleScanLimit = 512 << 10
+	textScanLimit  = 8 << 20
+	MaxTitle       = 1024
+	MaxText        = 256 << 10
+)
+
+// Detector finds the pages of a collection among its records: HTML
+// responses with status 200 (not redirects, not documents requested as
+// frames), or resource records of type text/html. It reads their <title>
+// and, with Text set, their visible text. Feed it each record's block with
+// Begin / End as the block streams by.
+type Detector struct {
+	// Text asks for the page text (for pages.jsonl "text").
+	Text bool
+
+	pages  []*Page
+	byURL  map[string]*Page
+	frames map[string]bool
+	buf    bytes.Buffer
+	limit  int
+	active bool
+}
+
+// NewDetector returns an empty Detector.
+func NewDetector(text bool) *Detector {
+	return &Detector{Text: text, byURL: map[string]*Page{}, frames: map[string]bool{}}
+}
+
+// Begin starts a record. It returns the writer to copy the record's block to,
+// or nil when the record cannot be a page (nothing needs to be fed then).
+func (d *Detector) Begin(rec *record.Record) io.Writer {
+	d.active = false
+	d.buf.Reset()
+	if rec.TargetURI() == "" {
+		return nil
+	}
+	ct := httpmsg.MediaType(rec.ContentType())
+	switch rec.Type() {
+	case record.Request:
+		if ct != "application/http" {
+			return nil
+		}
+		d.limit = 64 << 10
+	case record.Response:
+		if ct != "application/http" {
+			return nil
+		}
+		d.limit = d.scanLimit()
+	case record.Resource:
+		if !isHTML(ct) {
+			return nil
+		}
+		d.limit = d.scanLimit()
+	default:
+		return nil
+	}
+	d.active = true
+	return detectorSink{d}
+}
+
+func (d *Detector) scanLimit() int {
+	if d.Text {
+		return textScanLimit
+	}
+	return titleScanLimit
+}
+
+type detectorSink struct{ d *Detector }
+
+func (s detectorSink) Write(p []byte) (int, error) {
+	d := s.d
+	if room := d.limit - d.buf.Len(); room > 0 {
+		d.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// End finishes the record started with Begin, once its whole block was fed.
+func (d *Detector) End(rec *record.Record) {
+	if !d.active {
+		return
+	}
+	d.active = false
+	u := rec.TargetURI()
+	var body io.Reader
+	switch rec.Type() {
+	case record.Request:
+		h, err := httpmsg.ParseHead(d.buf.Bytes())
+		if err == nil && h.Request {
+			switch strings.ToLower(h.Get("Sec-Fetch-Dest")) {
+			case "iframe", "frame", "embed", "object":
+				d.frames[u] = true
+			}
+		}
+		return
+	case record.Response:
+		br := bufio.NewReader(bytes.NewReader(d.buf.Bytes()))
+		h, err := httpmsg.ReadHead(br)
+		if err != nil || h.Request || h.StatusCode != 200 || !isHTML(h.MIME()) {
+			return
+		}
+		body = br
+		if h.Chunked() {
+			body = httpmsg.NewChunkedReader(body)
+		}
+		codings := h.ContentEncoding()
+		for i := len(codings) - 1; i >= 0; i-- {
+			dec, err := httpmsg.Decoder(body, codings[i])
+			if err != nil {
+				body = nil
+				break
+			}
+			defer dec.Close()
+			body = dec
+		}
+	case record.Resource:
+		body = bytes.NewReader(d.buf.Bytes())
+	}
+	if _, seen := d.byURL[u]; seen {
+		return
+	}
+	t, err := rec.Date()
+	if err != nil {
+		return
+	}
+	p := &Page{URL: u, TS: FormatTime(t)}
+	p.ID = PageID(p.TS, u)
+	if body != nil {
+		// a cut-off or damaged body still gives what could be read
+		content, _ := readAllLimit(body, textScanLimit)
+		p.Title, p.Text = ExtractHTML(content, d.Text)
+	}
+	d.pages = append(d.pages, p)
+	d.byURL[u] = p
+}
+
+// Pages returns the pages found, in the order their records came, without
+// the documents that were requested as frames.
+func (d *Detector) Pages() []*Page {
+	var out []*Page
+	for _, p := range d.pages {
+		if !d.frames[p.URL] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Lookup returns the page found for URL u, if any (frames included).
+func (d *Detector) Lookup(u string) *Page { return d.byURL[u] }
+
+func isHTML(mime string) bool {
+	return mime == "text/html" || mime == "application/xhtml+xml" || mime == "application/xhtml"
+}
+
+// ExtractHTML returns the <title> of an HTML document and, with text set,
+// its visible text (script, style and similar elements left out, white space
+// collapsed), each cut to MaxTitle / MaxText bytes. Bytes that are not UTF-8
+// are read as Windows-1252.
+func ExtractHTML(doc []byte, text bool) (title, body string) {
+	if !utf8.Valid(doc) {
+		doc = fromWindows1252(doc)
+	}
+	z := html.NewTokenizer(bytes.NewReader(doc))
+	var tb, xb strings.Builder
+	inTitle, gotTitle := false, false
+	skip := 0 // depth inside elements whose text is not shown
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return collapse(tb.String(), MaxTitle), collapse(xb.String(), MaxText)
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			switch a {
+			case atom.Title:
+				if tt == html.StartTagToken && !gotTitle && skip == 0 {
+					inTitle = true
+				}
+			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Iframe, atom.Object:
+				if tt == html.StartTagToken {
+					skip++
+				}
+			case atom.Br, atom.P, atom.Div, atom.Li, atom.Tr, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+				xb.WriteByte(' ')
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			switch atom.Lookup(name) {
+			case atom.Title:
+				if inTitle {
+					inTitle, gotTitle = false, true
+					if !text {
+						return collapse(tb.String(), MaxTitle), ""
+					}
+				}
+			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Iframe, atom.Object:
+				if skip > 0 {
+					skip--
+				}
+			}
+		case html.TextToken:
+			if inTitle {
+				if tb.Len() < 4*MaxTitle {
+					tb.Write(z.Text())
+				}
+			} else if text && skip == 0 && xb.Len() < 2*MaxText {
+				xb.Write(z.Text())
+				xb.WriteByte(' ')
+			}
+		}
+	}
+}
+
+// collapse turns runs of white space into one space, trims, and cuts s to
+// at most n bytes on a rune boundary.
+func collapse(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		i := n
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i]
+	}
+	return s
+}
+
+var cp1252 = [32]rune{
+	0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
+	0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+}
+
+func fromWindows1252(b []byte) []byte {
+	out := make([]byte, 0, len(b)+len(b)/8)
+	for _, c := range b {
+		switch {
+		case c < 0x80:
+			out = append(out, c)
+		case c < 0xA0:
+			out = utf8.AppendRune(out, cp1252[c-0x80])
+		default:
+			out = utf8.AppendRune(out, rune(c))
+		}
+	}
+	return out
+}
+
+// pageSet orders the final page list: seeds first (in the order given),
+// then requested or detected pages in capture order.
+type pageSet struct {
+	list  []*Page
+	byURL map[string]bool
+}
+
+func (s *pageSet) add(p *Page) {
+	if s.byURL == nil {
+		s.byURL = map[string]bool{}
+	}
+	key := p.TS + " " + p.URL
+	if s.byURL[key] || s.byURL[p.URL] && !p.Seed {
+		return
+	}
+	s.byURL[key] = true
+	s.byURL[p.URL] = true
+	s.list = append(s.list, p)
+}
+
+// captureTimes keeps the capture times seen for each URL (responses,
+// resources and revisits), so --url and --pages requests can be matched to
+// a capture.
+type captureTimes map[string][]time.Time
+
+func (c captureTimes) add(u string, t time.Time) { c[u] = append(c[u], t) }
+
+// find returns the capture of u closest to want (the first one when want is
+// zero), trying the other scheme (http/https) and a trailing slash too.
+func (c captureTimes) find(u string, want time.Time) (string, time.Time, bool) {
+	for _, cand := range urlVariants(u) {
+		ts := c[cand]
+		if len(ts) == 0 {
+			continue
+		}
+		if want.IsZero() {
+			s := append([]time.Time(nil), ts...)
+			sort.Slice(s, func(i, j int) bool { return s[i].Before(s[j]) })
+			return cand, s[0], true
+		}
+		best := ts[0]
+		for _, t := range ts[1:] {
+			if absDur(t.Sub(want)) < absDur(best.Sub(want)) {
+				best = t
+			}
+		}
+		return cand, best, true
+	}
+	return "", time.Time{}, false
+}
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+func urlVariants(u string) []string {
+	out := []string{u}
+	add := func(s string) {
+		for _, o := range out {
+			if o == s {
+				return
+			}
+		}
+		out = append(out, s)
+	}
+	base := []string{u}
+	if rest, ok := strings.CutPrefix(u, "http://"); ok {
+		base = append(base, "https://"+rest)
+	} else if rest, ok := strings.CutPrefix(u, "https://"); ok {
+		base = append(base, "http://"+rest)
+	}
+	for _, b := range base {
+		add(b)
+		if strings.Count(b, "/") == 2 {
+			add(b + "/")
+		}
+	}
+	return out
+}

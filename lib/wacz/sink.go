@@ -1,0 +1,211 @@
+package wacz
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// spillMem is how much a spill keeps in memory before moving to a temp file.
+const spillMem = 8 << 20
+
+// archiveSink receives the byte stream of one input's WARC data (raw gzip
+// members copied from the input, or members written by the WARC writer)
+// and places it into one or more STORED archive/ entries. Stream offsets are
+// offsets in that byte stream; record boundaries, reported with Place, let
+// the sink cut the stream into parts of at most split bytes, moving a record
+// that would overflow a part into the next one.
+type archiveSink struct {
+	zw       *ZipWriter
+	hashAlg  string
+	split    int64 // 0: no splitting
+	partName func(i int) string
+	tmpDir   string
+
+	part     *ZipEntry
+	partIdx  int
+	base     int64 // stream offset where the current part begins
+	pos      int64 // stream offset written so far
+	done     []Resource
+	lastPart string
+}
+
+func newArchiveSink(zw *ZipWriter, hashAlg string, split int64, tmpDir string, partName func(int) string) *archiveSink {
+	return &archiveSink{zw: zw, hashAlg: hashAlg, split: split, partName: partName, tmpDir: tmpDir}
+}
+
+func (s *archiveSink) open() error {
+	name := s.partName(s.partIdx)
+	s.partIdx++
+	e, err := s.zw.Create(ArchiveDir+name, Store, s.hashAlg)
+	if err != nil {
+		return err
+	}
+	s.part = e
+	s.lastPart = name
+	return nil
+}
+
+// Write appends stream bytes to the current part.
+func (s *archiveSink) Write(p []byte) (int, error) {
+	if s.part == nil {
+		if err := s.open(); err != nil {
+			return 0, err
+		}
+	}
+	n, err := s.part.Write(p)
+	s.pos += int64(n)
+	return n, err
+}
+
+// Pos returns the stream offset written so far.
+func (s *archiveSink) Pos() int64 { return s.pos }
+
+// Place reports that a record occupies stream bytes [start, end) and that
+// no earlier byte will be withdrawn. It returns where the record finally
+// lies: the part's file name (without archive/) and the offset in it. A
+// record that would make its part exceed the split size, and is not the
+// part's first, is moved to a new part together with the bytes after it.
+func (s *archiveSink) Place(start, end int64) (string, int64, error) {
+	if s.part == nil {
+		if err := s.open(); err != nil {
+			return "", 0, err
+		}
+	}
+	if start < s.base || end > s.pos || end < start {
+		return "", 0, fmt.Errorf("internal error: record [%d,%d) outside part [%d,%d)", start, end, s.base, s.pos)
+	}
+	if s.split > 0 && end-s.base > s.split && start > s.base {
+		if err := s.movePart(start); err != nil {
+			return "", 0, err
+		}
+	}
+	s.part.Commit(start - s.base)
+	return s.lastPart, start - s.base, nil
+}
+
+// movePart closes the current part at stream offset at and starts a new one
+// holding the stream bytes from at onwards.
+func (s *archiveSink) movePart(at int64) error {
+	sp, err := s.spill(at)
+	if err != nil {
+		return err
+	}
+	defer sp.Close()
+	if err := s.part.Truncate(at - s.base); err != nil {
+		return err
+	}
+	if err := s.closePart(); err != nil {
+		return err
+	}
+	s.base = at
+	s.pos = at
+	if err := s.open(); err != nil {
+		return err
+	}
+	_, err = io.Copy(s, sp)
+	return err
+}
+
+// Rewind withdraws the stream bytes from offset to on, returning them.
+func (s *archiveSink) Rewind(to int64) (*spill, error) {
+	if s.part == nil || to < s.base || to > s.pos {
+		return nil, fmt.Errorf("internal error: rewind to %d outside part [%d,%d)", to, s.base, s.pos)
+	}
+	sp, err := s.spill(to)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.part.Truncate(to - s.base); err != nil {
+		sp.Close()
+		return nil, err
+	}
+	s.pos = to
+	return sp, nil
+}
+
+// spill copies stream bytes [from, pos) out of the current part.
+func (s *archiveSink) spill(from int64) (*spill, error) {
+	sp := &spill{dir: s.tmpDir}
+	if _, err := io.Copy(sp, io.NewSectionReader(s.part, from-s.base, s.pos-from)); err != nil {
+		sp.Close()
+		return nil, err
+	}
+	if err := sp.rewind(); err != nil {
+		sp.Close()
+		return nil, err
+	}
+	return sp, nil
+}
+
+func (s *archiveSink) closePart() error {
+	if s.part == nil {
+		return nil
+	}
+	if err := s.part.Close(); err != nil {
+		return err
+	}
+	s.done = append(s.done, Resource{Name: resourceName(s.part.Name()), Path: s.part.Name(), Hash: s.part.Hash(), Bytes: s.part.Size()})
+	s.part = nil
+	return nil
+}
+
+// Close ends the current part.
+func (s *archiveSink) Close() error { return s.closePart() }
+
+// Resources returns the parts written and closed so far.
+func (s *archiveSink) Resources() []Resource { return s.done }
+
+// spill holds bytes in memory up to spillMem, then in a temporary file.
+type spill struct {
+	dir  string
+	mem  bytes.Buffer
+	f    *os.File
+	r    io.Reader
+	size int64
+}
+
+func (sp *spill) Write(p []byte) (int, error) {
+	sp.size += int64(len(p))
+	if sp.f == nil && sp.mem.Len()+len(p) <= spillMem {
+		return sp.mem.Write(p)
+	}
+	if sp.f == nil {
+		f, err := os.CreateTemp(sp.dir, ".waczpack-spill-*")
+		if err != nil {
+			return 0, err
+		}
+		os.Remove(f.Name()) // unlinked: goes away with the descriptor
+		sp.f = f
+		if _, err := f.Write(sp.mem.Bytes()); err != nil {
+			return 0, err
+		}
+		sp.mem = bytes.Buffer{}
+	}
+	return sp.f.Write(p)
+}
+
+func (sp *spill) rewind() error {
+	if sp.f != nil {
+		if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		sp.r = sp.f
+		return nil
+	}
+	sp.r = bytes.NewReader(sp.mem.Bytes())
+	return nil
+}
+
+func (sp *spill) Read(p []byte) (int, error) { return sp.r.Read(p) }
+
+// Len returns the number of bytes spilled.
+func (sp *spill) Len() int64 { return sp.size }
+
+func (sp *spill) Close() error {
+	if sp.f != nil {
+		return sp.f.Close()
+	}
+	return nil
+}
