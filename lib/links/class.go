@@ -103,6 +103,9 @@ func Class(r io.Reader, codebase *url.URL, f Func) error {
 				off += int64(n)
 				continue
 			}
+			if cap(buf) < n {
+				buf = make([]byte, n, maxClassString)
+			}
 			buf = buf[:n]
 			if err := read(buf); err != nil {
 				return err

@@ -234,6 +234,11 @@ func scanCSS(r io.ByteScanner, emit func(ref) error) error {
 				imageSet, imageSetAt = 0, -1
 			}
 		case c == '\\' || isNameByte(c) && !('0' <= c && c <= '9'):
+			if c == '\\' {
+				if d, ok := s.peek(); !ok || d == '\n' || d == '\r' || d == '\f' {
+					continue // a lone backslash is a delimiter
+				}
+			}
 			s.back()
 			name = s.cssName(name[:0])
 			d, ok := s.peek()

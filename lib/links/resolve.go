@@ -183,14 +183,14 @@ func refNeedsEscape(s string, i int) bool {
 	return false
 }
 
-// canonicalHost lower-cases the host and drops the scheme's default port
-// and a trailing dot; it returns "" for an invalid port.
+// canonicalHost lower-cases the host and drops the scheme's default port;
+// it returns "" for an invalid port.
 func canonicalHost(scheme, host string) string {
 	host = strings.ToLower(host)
 	h, port, err := net.SplitHostPort(host)
 	if err != nil {
 		// no port
-		return strings.TrimSuffix(host, ".")
+		return host
 	}
 	if port == "" {
 		port = defaultPort(scheme)
@@ -204,7 +204,6 @@ func canonicalHost(scheme, host string) string {
 	if port == "" || len(port) > 5 || len(port) == 5 && port > "65535" {
 		return ""
 	}
-	h = strings.TrimSuffix(h, ".")
 	if strings.Contains(h, ":") {
 		h = "[" + h + "]"
 	}
