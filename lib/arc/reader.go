@@ -233,7 +233,7 @@ func (r *Reader) next() (*record.Record, error) {
 			if v = r.ul.parseLine(raw, r.version); v == 0 && r.version != 0 {
 				v = r.ul.parseLine(raw, 3-r.version)
 			}
-			if v == 0 && junk >= 0 {
+			if v == 0 {
 				// In a gzip file a record starts a member: try the
 				// part of the line after a member boundary.
 				if cut := r.j.boundaryIn(start, start+int64(len(raw))); cut > 0 {
@@ -241,6 +241,9 @@ func (r *Reader) next() (*record.Record, error) {
 						v = r.ul.parseLine(raw[cut:], 0)
 					}
 					if v != 0 {
+						if junk < 0 {
+							junk = start
+						}
 						raw = raw[cut:]
 						start += cut
 					}
@@ -539,12 +542,16 @@ func (r *Reader) blockLength(start, declared int64, known, isFD bool) (n int64, 
 		if r.boundaryOK(b[L:], atEOF) {
 			return declared, false, nil
 		}
+		// A record line inside the block: the length is too long. Else,
+		// if no newline follows the block, the block goes on: the length
+		// is too short. Else what follows is junk, skipped (and reported)
+		// by the next call.
 		if p, ok := r.findRecordStart(b, 0, L, atEOF); ok {
 			n = blockEnd(b, p)
-		} else if p, ok := r.findRecordStart(b, L, len(b), atEOF); ok {
+		} else if p, ok := r.findRecordStart(b, L, len(b), atEOF); ok && b[L] != '\n' {
 			n = blockEnd(b, p)
 		} else {
-			return declared, false, nil // junk after the block is skipped by the next call
+			return declared, false, nil
 		}
 		err = r.problem(start, true, false, "declared length %d does not end at a record boundary: next URL-record line found after %d bytes, length corrected", declared, n)
 		return n, false, err
