@@ -1,0 +1,167 @@
+package wacz
+
+import (
+	"errors"
+	"io"
+	"time"
+)
+
+// Close writes the index, the pages, the seed-draft files and the manifest,
+// then the zip directory. It does not close the underlying file. After an
+// error from AddInput, Close only releases resources and returns that error.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	w.closed = true
+	defer w.index.cleanup()
+	if w.err != nil {
+		return w.err
+	}
+	if len(w.resources) == 0 {
+		w.err = errors.New("no input records: a WACZ needs at least one WARC")
+		return w.err
+	}
+	if err := w.finish(); err != nil {
+		w.err = err
+	}
+	return w.err
+}
+
+func (w *Writer) finish() error {
+	// indexes/
+	idx, err := w.index.write(w.zw, w.opts.HashAlg)
+	if err != nil {
+		return err
+	}
+	w.resources = append(w.resources, idx...)
+
+	// pages
+	pages, err := w.pageList()
+	if err != nil {
+		return err
+	}
+	w.stats.Pages = len(pages)
+	hdr := PagesHeader{Format: PagesFormat, ID: "pages", Title: "All Pages"}
+	if w.opts.PageList != nil && w.opts.PageListHeader != nil {
+		if w.opts.PageListHeader.ID != "" {
+			hdr.ID = w.opts.PageListHeader.ID
+		}
+		if w.opts.PageListHeader.Title != "" {
+			hdr.Title = w.opts.PageListHeader.Title
+		}
+	}
+	for _, p := range pages {
+		if p.Text != "" {
+			hdr.HasText = true
+		}
+	}
+	if err := w.addFile(PagesPath, Deflate, func(wr io.Writer) error { return WritePagesJSONL(wr, hdr, pages) }); err != nil {
+		return err
+	}
+	if err := w.addFile(PagesCSVPath, Deflate, func(wr io.Writer) error { return WritePagesCSV(wr, pages) }); err != nil {
+		return err
+	}
+	if err := w.addFile(WebArchiveYAMLPath, Deflate, func(wr io.Writer) error {
+		return WriteWebArchiveYAML(wr, w.opts.Title, w.opts.Description, pages)
+	}); err != nil {
+		return err
+	}
+
+	// manifest
+	now := FormatTime(w.opts.Created.Truncate(time.Second))
+	dp := &DataPackage{
+		Profile:     "data-package",
+		WACZVersion: Version,
+		Title:       w.opts.Title,
+		Description: w.opts.Description,
+		Created:     now,
+		Modified:    now,
+		Software:    w.opts.Software,
+		Resources:   w.resources,
+	}
+	for _, p := range pages {
+		if p.Seed {
+			dp.MainPageURL, dp.MainPageDate = p.URL, p.TS
+			break
+		}
+	}
+	raw, err := dp.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := w.addFile(DataPackagePath, Deflate, func(wr io.Writer) error { _, err := wr.Write(raw); return err }); err != nil {
+		return err
+	}
+	dig, err := marshalIndent(NewDigestFile(raw))
+	if err != nil {
+		return err
+	}
+	e, err := w.zw.Create(DataPackageDigestPath, Deflate, "")
+	if err != nil {
+		return err
+	}
+	if _, err := e.Write(dig); err != nil {
+		return err
+	}
+	return w.zw.Close()
+}
+
+// addFile writes one entry and lists it in the resources.
+func (w *Writer) addFile(name string, method uint16, fill func(io.Writer) error) error {
+	e, err := w.zw.Create(name, method, w.opts.HashAlg)
+	if err != nil {
+		return err
+	}
+	if err := fill(e); err != nil {
+		return err
+	}
+	if err := e.Close(); err != nil {
+		return err
+	}
+	w.resources = append(w.resources, Resource{Name: resourceName(name), Path: name, Hash: e.Hash(), Bytes: e.Size()})
+	return nil
+}
+
+// pageList builds the final pages: seeds (--url) first, then the --pages
+// list or the detected pages.
+func (w *Writer) pageList() ([]*Page, error) {
+	var set pageSet
+	resolve := func(req PageRequest) *Page {
+		u, t, ok := w.caps.find(req.URL, req.TS)
+		if !ok {
+			w.warn("warning: page %s: no capture in the input, left out", req.URL)
+			return nil
+		}
+		p := &Page{URL: u, TS: FormatTime(t), Title: req.Title, ID: req.ID, Text: req.Text, Seed: req.Seed}
+		if d := w.det.Lookup(u); d != nil {
+			if p.Title == "" {
+				p.Title = d.Title
+			}
+			if p.Text == "" && w.opts.Text {
+				p.Text = d.Text
+			}
+		}
+		if p.ID == "" {
+			p.ID = PageID(p.TS, p.URL)
+		}
+		return p
+	}
+	for _, s := range w.opts.Seeds {
+		if p := resolve(PageRequest{URL: s, Seed: true}); p != nil {
+			set.add(p)
+		}
+	}
+	if w.opts.PageList != nil {
+		for _, req := range w.opts.PageList {
+			if p := resolve(req); p != nil {
+				set.add(p)
+			}
+		}
+	} else {
+		for _, p := range w.det.Pages() {
+			set.add(p)
+		}
+	}
+	return set.list, nil
+}

@@ -1,0 +1,454 @@
+// Package waczcli is the waczpack command line (cmd/waczpack): create WACZ
+// files from WARC and ARC input, index WARC/ARC files, validate, list and
+// read WACZ files. It follows the arcport CLI conventions (exit 0 success,
+// 1 failure with a one-line reason, 2 bad usage; stdout for data).
+package waczcli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/wacz"
+	"github.com/urfave/cli/v2"
+)
+
+// Main runs waczpack with os.Args and exits.
+func Main() {
+	app := App(os.Stdin, os.Stdout, os.Stderr)
+	os.Args = append(os.Args[:1], Reorder(os.Args[1:])...)
+	cliutil.Run(app)
+}
+
+// Run runs waczpack with args (without the program name) and returns the
+// exit status; for tests.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := App(stdin, stdout, stderr)
+	app.Version = cliutil.Version
+	app.HideHelpCommand = true
+	app.ExitErrHandler = func(*cli.Context, error) {}
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &cliutil.UsageError{Msg: err.Error()} }
+	err := app.Run(append([]string{"waczpack"}, Reorder(args)...))
+	return cliutil.Report("waczpack", err, stderr)
+}
+
+// valueFlags are the flags that take a value, for Reorder.
+var valueFlags = map[string]bool{
+	"o": true, "output": true, "title": true, "desc": true, "url": true, "pages": true,
+	"hash": true, "split": true, "ts": true, "tmpdir": true,
+}
+
+// commands are the subcommand names.
+var commands = map[string]bool{"create": true, "index": true, "validate": true, "ls": true, "get": true, "help": true, "h": true}
+
+// Reorder moves flags written after positional arguments in front of them
+// (urfave/cli stops at the first positional argument), so
+// "waczpack get x.wacz URL --ts 2020" works. A "--" ends flag parsing. When
+// the first argument is not a subcommand, "create" is implied.
+func Reorder(args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	var head []string
+	rest := args
+	if commands[args[0]] {
+		head = []string{args[0]}
+		rest = args[1:]
+	} else {
+		// global -h / --version stay as they are
+		for _, a := range args {
+			if a == "-h" || a == "--help" || a == "-v" && len(args) == 1 || a == "--version" {
+				return args
+			}
+		}
+		head = []string{"create"}
+	}
+	var flags, pos []string
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			pos = append(pos, rest[i+1:]...)
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && valueFlags[name] && i+1 < len(rest) {
+				flags = append(flags, rest[i+1])
+				i++
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	out := append(head, flags...)
+	if len(pos) > 0 {
+		out = append(out, "--")
+		out = append(out, pos...)
+	}
+	return out
+}
+
+// App returns the waczpack application.
+func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	quiet := &cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "no warnings or summary on stderr"}
+	return &cli.App{
+		Name:      "waczpack",
+		Usage:     "make, check and read WACZ web archive collections (WACZ 1.1.1)",
+		UsageText: "waczpack [create] -o OUT.wacz [FILE ...]\n   waczpack index [--cdx11] FILE ...\n   waczpack validate FILE.wacz\n   waczpack ls [--json] FILE.wacz\n   waczpack get FILE.wacz URL [--ts TIMESTAMP]",
+		Reader:    stdin,
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Commands: []*cli.Command{
+			{
+				Name:      "create",
+				Usage:     "pack WARC/ARC files (plain, .gz, .zst; stdin when none or -) into a WACZ",
+				ArgsUsage: "[FILE ...]",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "WACZ file to write (required)"},
+					&cli.StringFlag{Name: "title", Usage: "collection title"},
+					&cli.StringFlag{Name: "desc", Usage: "collection description (Markdown)"},
+					&cli.StringSliceFlag{Name: "url", Usage: "main page URL (repeatable: seeds, listed first)"},
+					&cli.StringFlag{Name: "pages", Usage: "pages.jsonl or URL list to use instead of page detection"},
+					&cli.BoolFlag{Name: "text", Usage: "extract page text into pages.jsonl (full-text search)"},
+					&cli.StringFlag{Name: "hash", Value: "sha256", Usage: "resource hash: sha256 or md5"},
+					&cli.StringFlag{Name: "split", Usage: "split archive/ into WARCs of at most `SIZE` bytes (suffixes K, M, G)"},
+					&cli.BoolFlag{Name: "lenient", Usage: "go on past damaged input (truncated records, garbage), with warnings"},
+					&cli.StringFlag{Name: "tmpdir", Usage: "directory for temporary files (default: beside the output)"},
+					quiet,
+					&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "print a summary"},
+				},
+				Action: func(c *cli.Context) error { return create(c, stdin, stderr) },
+			},
+			{
+				Name:      "index",
+				Usage:     "print the CDXJ (or CDX-11) index of WARC/ARC files",
+				ArgsUsage: "FILE ...",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "cdx11", Usage: "CDX-11 instead of CDXJ"}},
+				Action:    func(c *cli.Context) error { return index(c, stdin, stdout) },
+			},
+			{
+				Name:      "validate",
+				Usage:     "check a WACZ against the specification; one line per problem",
+				ArgsUsage: "FILE.wacz",
+				Flags:     []cli.Flag{quiet},
+				Action:    func(c *cli.Context) error { return validate(c, stdout) },
+			},
+			{
+				Name:      "ls",
+				Usage:     "list the captures of a WACZ (from its index)",
+				ArgsUsage: "FILE.wacz",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "one JSON object per line"}},
+				Action:    func(c *cli.Context) error { return list(c, stdout) },
+			},
+			{
+				Name:      "get",
+				Usage:     "print the HTTP payload of one capture (index lookup + ranged read)",
+				ArgsUsage: "FILE.wacz URL",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "ts", Usage: "capture closest to `TIMESTAMP` (YYYYMMDDhhmmss or RFC 3339; default: latest)"},
+					&cli.BoolFlag{Name: "headers", Usage: "print the HTTP response head first"},
+					&cli.BoolFlag{Name: "raw", Usage: "do not undo the content coding (gzip, br, ...)"},
+					&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "write to FILE instead of stdout"},
+				},
+				Action: func(c *cli.Context) error { return get(c, stdout) },
+			},
+		},
+	}
+}
+
+// ParseSize parses a byte count with an optional K, M, G or T suffix
+// (powers of 1024).
+func ParseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'K':
+			mult = 1 << 10
+		case 'M':
+			mult = 1 << 20
+		case 'G':
+			mult = 1 << 30
+		case 'T':
+			mult = 1 << 40
+		}
+		if mult > 1 {
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v <= 0 || v > (1<<62)/mult {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return v * mult, nil
+}
+
+func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
+	out := c.String("o")
+	if out == "" {
+		return cliutil.Usagef("create needs -o OUT.wacz")
+	}
+	if out == "-" {
+		return cliutil.Usagef("a WACZ cannot be written to stdout (it is a zip): give -o FILE")
+	}
+	opts := wacz.Options{
+		Title:       c.String("title"),
+		Description: c.String("desc"),
+		Seeds:       c.StringSlice("url"),
+		Text:        c.Bool("text"),
+		HashAlg:     c.String("hash"),
+		Software:    "arcport waczpack " + cliutil.Version,
+		Lenient:     c.Bool("lenient"),
+		TempDir:     c.String("tmpdir"),
+	}
+	if opts.HashAlg != "sha256" && opts.HashAlg != "md5" {
+		return cliutil.Usagef("--hash must be sha256 or md5")
+	}
+	if s := c.String("split"); s != "" {
+		n, err := ParseSize(s)
+		if err != nil {
+			return cliutil.Usagef("--split: %v", err)
+		}
+		opts.Split = n
+	}
+	if !c.Bool("q") {
+		opts.Warn = func(s string) { fmt.Fprintln(stderr, s) }
+	}
+	if p := c.String("pages"); p != "" {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		hdr, reqs, err := wacz.ParsePageList(f, p)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if reqs == nil {
+			reqs = []wacz.PageRequest{}
+		}
+		opts.PageList, opts.PageListHeader = reqs, hdr
+	}
+	inputs := c.Args().Slice()
+	if len(inputs) == 0 {
+		inputs = []string{"-"}
+	}
+	stdinUsed := 0
+	for _, in := range inputs {
+		if in == "-" {
+			stdinUsed++
+		}
+	}
+	if stdinUsed > 1 {
+		return cliutil.Usagef("stdin (-) given more than once")
+	}
+	if opts.TempDir == "" {
+		opts.TempDir = dirOf(out)
+	}
+	af, err := cliutil.CreateAtomic(out)
+	if err != nil {
+		return err
+	}
+	defer af.Abort()
+	w, err := wacz.NewWriter(af.File, opts)
+	if err != nil {
+		return err
+	}
+	for _, name := range inputs {
+		var r io.Reader
+		if name == "-" {
+			r = stdin
+		} else {
+			f, err := os.Open(name)
+			if err != nil {
+				w.Close()
+				return err
+			}
+			st, err := f.Stat()
+			if err == nil && st.IsDir() {
+				f.Close()
+				w.Close()
+				return fmt.Errorf("%s: is a directory", name)
+			}
+			r = f
+			defer f.Close()
+		}
+		if err := w.AddInput(name, r); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if err := af.Commit(); err != nil {
+		return err
+	}
+	if c.Bool("v") && !c.Bool("q") {
+		s := w.Stats()
+		fmt.Fprintf(stderr, "%s: %d inputs, %d records (%d compressed again), %d captures, %d pages, %d bytes of WARC\n",
+			out, s.Inputs, s.Records, s.Reencoded, s.Captures, s.Pages, s.ArchiveLen)
+	}
+	return nil
+}
+
+func dirOf(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "."
+	}
+	if i == 0 {
+		return "/"
+	}
+	return p[:i]
+}
+
+func oneArg(c *cli.Context, what string) (string, error) {
+	if c.NArg() != 1 {
+		return "", cliutil.Usagef("%s needs exactly one FILE.wacz", what)
+	}
+	return c.Args().First(), nil
+}
+
+func validate(c *cli.Context, stdout io.Writer) error {
+	name, err := oneArg(c, "validate")
+	if err != nil {
+		return err
+	}
+	r, err := wacz.OpenFile(name)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	problems := r.Validate()
+	if len(problems) == 0 {
+		if !c.Bool("q") {
+			fmt.Fprintf(stdout, "%s: valid WACZ %s\n", name, wacz.Version)
+		}
+		return nil
+	}
+	var b strings.Builder
+	for i, p := range problems {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s: %s", name, p)
+	}
+	return &cliutil.ExitError{Code: cliutil.ExitFail, Msg: b.String()}
+}
+
+// captureJSON is one line of ls --json.
+type captureJSON struct {
+	URLKey    string `json:"urlkey"`
+	Timestamp string `json:"timestamp"`
+	URL       string `json:"url"`
+	Mime      string `json:"mime,omitempty"`
+	Status    string `json:"status,omitempty"`
+	Digest    string `json:"digest,omitempty"`
+	Filename  string `json:"filename"`
+	Offset    int64  `json:"offset"`
+	Length    int64  `json:"length"`
+}
+
+func list(c *cli.Context, stdout io.Writer) error {
+	name, err := oneArg(c, "ls")
+	if err != nil {
+		return err
+	}
+	r, err := wacz.OpenFile(name)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	bw := bufio.NewWriter(stdout)
+	defer bw.Flush()
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	asJSON := c.Bool("json")
+	return r.Captures(func(cp *wacz.Capture) error {
+		if asJSON {
+			return enc.Encode(captureJSON{cp.URLKey, cp.Timestamp, cp.URL, cp.Mime, cp.Status, cp.Digest, cp.Filename, cp.Offset, cp.Length})
+		}
+		st, mime := cp.Status, cp.Mime
+		if st == "" {
+			st = "-"
+		}
+		if mime == "" {
+			mime = "-"
+		}
+		_, err := fmt.Fprintf(bw, "%s %s %s %s\n", cp.Timestamp, st, mime, cp.URL)
+		return err
+	})
+}
+
+func get(c *cli.Context, stdout io.Writer) error {
+	if c.NArg() != 2 {
+		return cliutil.Usagef("get needs FILE.wacz and URL")
+	}
+	name, url := c.Args().Get(0), c.Args().Get(1)
+	var ts time.Time
+	if s := c.String("ts"); s != "" {
+		t, err := wacz.ParseTS(s)
+		if err != nil {
+			return cliutil.Usagef("--ts: %v", err)
+		}
+		ts = t
+	}
+	r, err := wacz.OpenFile(name)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	cp, err := r.Find(url, ts)
+	if err != nil {
+		return err
+	}
+	rec, err := r.Record(cp)
+	if err != nil {
+		return err
+	}
+	body, head, err := wacz.Payload(rec, !c.Bool("raw"))
+	if err != nil {
+		return fmt.Errorf("%s: %s%s offset %d: %v", name, wacz.ArchiveDir, cp.Filename, cp.Offset, err)
+	}
+	w := stdout
+	var af *cliutil.AtomicFile
+	if o := c.String("o"); o != "" && o != "-" {
+		af, err = cliutil.CreateAtomic(o)
+		if err != nil {
+			return err
+		}
+		defer af.Abort()
+		w = af
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if c.Bool("headers") && head != nil {
+		fmt.Fprintf(bw, "%s %s %s\r\n", head.Proto, head.Status, head.Reason)
+		for _, f := range head.Header {
+			fmt.Fprintf(bw, "%s: %s\r\n", f.Name, f.Value)
+		}
+		bw.WriteString("\r\n")
+	}
+	if _, err := io.Copy(bw, body); err != nil {
+		return fmt.Errorf("%s: %s%s offset %d: %v", name, wacz.ArchiveDir, cp.Filename, cp.Offset, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if af != nil {
+		return af.Commit()
+	}
+	return nil
+}
+
+func index(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
+	return fmt.Errorf("index: not available yet (waits for lib/cdx)")
+}
