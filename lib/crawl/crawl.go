@@ -1,0 +1,303 @@
+package crawl
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/arcport/arcport/lib/httpmsg"
+	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/links"
+	"github.com/arcport/arcport/lib/record"
+)
+
+// RedirectPolicy says which redirects (HTTP 301/302/303/307/308 and meta
+// refresh) are followed. Every redirect response is recorded whatever the
+// policy.
+type RedirectPolicy int
+
+const (
+	// RedirectsInScope follows a redirect when its target would have been
+	// taken had the page linked to it directly (chapter 4.3.2: HTTrack
+	// follows redirects only "if the redirected place is allowed by the
+	// scan rules"). It is the default.
+	RedirectsInScope RedirectPolicy = iota
+	// RedirectsAll follows every redirect (minus filters, robots and traps).
+	RedirectsAll
+	// RedirectsNone records redirects but never follows them.
+	RedirectsNone
+)
+
+var redirectNames = [...]string{"in-scope", "all", "none"}
+
+// String returns in-scope, all or none.
+func (p RedirectPolicy) String() string {
+	if int(p) < len(redirectNames) {
+		return redirectNames[p]
+	}
+	return fmt.Sprintf("RedirectPolicy(%d)", int(p))
+}
+
+// ParseRedirectPolicy parses in-scope, all or none.
+func ParseRedirectPolicy(s string) (RedirectPolicy, error) {
+	for i, n := range redirectNames {
+		if strings.EqualFold(s, n) {
+			return RedirectPolicy(i), nil
+		}
+	}
+	return 0, fmt.Errorf("bad redirect policy %q (want in-scope, all or none)", s)
+}
+
+// Config configures a crawl. Start from DefaultConfig: zero values of
+// Connections, Timeout, SpoolMemory and the Traps fields mean their
+// defaults, but a zero MaxDepth means "start URLs only".
+type Config struct {
+	// Seeds are the start URLs.
+	Seeds []string
+	// Scope decides which URLs belong to the mirror (default prefix).
+	Scope ScopeMode
+	// Filters are HTTrack scan rules, applied after the scope: the last
+	// matching rule wins, + takes a URL even out of scope, - refuses it.
+	Filters Filters
+	// MaxDepth is how many links (hops) from a start URL are followed; a
+	// page's embedded resources (images, style sheets, frames...) are taken
+	// at the page's own depth. Negative means unlimited (-r).
+	MaxDepth int
+	// ExtDepth is how many hops outside the scope are followed (--ext-depth).
+	ExtDepth int
+	// Robots turns robots.txt on: fetched (and recorded) before the first
+	// other request to each host, and obeyed, Crawl-delay included.
+	Robots bool
+	// UserAgent is sent with every request.
+	UserAgent string
+	// Header holds extra request fields; a field named like a default one
+	// (User-Agent, Accept, Accept-Encoding, ...) replaces it.
+	Header record.Header
+	// Jar, when set, supplies and stores cookies (see LoadCookies).
+	Jar http.CookieJar
+	// Proxy is an http:// proxy; https URLs go through a CONNECT tunnel.
+	Proxy *url.URL
+	// TLSConfig is used for https (ServerName and ALPN are set per host).
+	TLSConfig *tls.Config
+	// Timeout bounds connecting and every wait for the server (default 30s).
+	Timeout time.Duration
+	// Retries is how often a failed fetch (network error, 429, 500, 502,
+	// 503, 504) is tried again, with exponential backoff from RetryBackoff
+	// (default 1s), or after Retry-After for 429 and 503 when that is at
+	// most MaxRetryAfter (default 5m).
+	Retries       int
+	RetryBackoff  time.Duration
+	MaxRetryAfter time.Duration
+	// MaxSize truncates response bodies past this many bytes (0: no limit);
+	// such captures carry Truncated "length".
+	MaxSize int64
+	// Redirects is the redirect policy; MaxRedirects bounds a chain
+	// (default 10).
+	Redirects    RedirectPolicy
+	MaxRedirects int
+	// Connections is the number of simultaneous connections, in total and
+	// per host (-c, default 4). PerHost, when set lower, bounds each host.
+	Connections int
+	PerHost     int
+	// Rate is the most requests per second sent to one host (0: no limit).
+	Rate float64
+	// MaxRate caps the bytes per second read from the network over all
+	// connections (0: no cap).
+	MaxRate int64
+	// Traps bounds URL shapes (loops, session URLs).
+	Traps Traps
+	// Extract finds the links of a capture (default LinksExtractor).
+	Extract ExtractFunc
+	// Validators, when set, gives the ETag and Last-Modified of a copy kept
+	// from an earlier run: they are sent as If-None-Match and
+	// If-Modified-Since so an unchanged resource comes back as 304.
+	Validators func(url string) (etag, lastModified string)
+	// OnSkip, when set, hears about queued URLs that were not fetched
+	// (robots.txt) and links that were refused, with the reason.
+	OnSkip func(url, reason string)
+	// Resolve replaces DNS lookups (tests; /etc/hosts-like setups).
+	Resolve func(ctx context.Context, host string) ([]net.IP, error)
+	// TempDir holds spooled responses larger than SpoolMemory (default 1 MiB).
+	TempDir     string
+	SpoolMemory int
+}
+
+// DefaultUserAgent names mirrorget and its version.
+func DefaultUserAgent() string {
+	return "mirrorget/" + cliutil.Version + " (+https://github.com/arcport/arcport)"
+}
+
+// DefaultConfig returns the defaults of mirrorget's flags: prefix scope,
+// unlimited depth, robots.txt on, 4 connections, 30 s timeout, 2 retries,
+// redirects followed in scope.
+func DefaultConfig() Config {
+	return Config{
+		MaxDepth:      -1,
+		Robots:        true,
+		UserAgent:     DefaultUserAgent(),
+		Timeout:       30 * time.Second,
+		Retries:       2,
+		RetryBackoff:  time.Second,
+		MaxRetryAfter: 5 * time.Minute,
+		MaxRedirects:  10,
+		Connections:   4,
+	}
+}
+
+// Link is a link found in a capture, and what the crawler did with it.
+type Link struct {
+	// URL is the absolute URL the link points to (no fragment).
+	URL string
+	// Embedded is true for page requisites (images, style sheets, scripts,
+	// frames...), false for navigational links.
+	Embedded bool
+	// Redirect is true for a Location header or a meta refresh.
+	Redirect bool
+	// Src is the link as lib/links found it (byte span, syntax...), nil for
+	// a Location header.
+	Src *links.Link
+
+	// Canonical is the URL's canonical form ("" if it is not http(s)).
+	Canonical string
+	// Taken reports that the URL is (or was already) queued for fetching.
+	Taken bool
+	// Reason says why the link was not taken (scope, depth, filter, trap:
+	// ..., redirects not followed, ...) or "duplicate" for a URL queued
+	// before; "" for a newly queued URL.
+	Reason string
+}
+
+// ExtractFunc finds the links of a capture, usually by reading c.Body.
+type ExtractFunc func(c *Capture) ([]Link, error)
+
+// Sink receives each completed fetch. The crawler calls it from one
+// goroutine at a time, in completion order; the capture's Response is valid
+// only until Capture returns. An error stops the crawl and is returned by
+// Run.
+type Sink interface {
+	Capture(c *Capture) error
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(c *Capture) error
+
+// Capture calls f(c).
+func (f SinkFunc) Capture(c *Capture) error { return f(c) }
+
+// Capture is one completed fetch: the request as sent, the response as
+// received, and what was learnt from it.
+type Capture struct {
+	// URL is the canonical URL fetched.
+	URL string
+	// Via is the URL of the page the link was found in ("" for start URLs
+	// and robots.txt).
+	Via string
+	// Depth is the number of navigational hops from a start URL; Hops the
+	// number of hops outside the scope.
+	Depth, Hops int
+	// Embedded is true for a page requisite.
+	Embedded bool
+	// Robots is true for a robots.txt fetch.
+	Robots bool
+	// Redirects is the number of redirects that led here.
+	Redirects int
+	// Date is when the request was sent (WARC-Date); Duration how long the
+	// exchange took.
+	Date     time.Time
+	Duration time.Duration
+	// IP is the address of the server (or proxy) connected to.
+	IP string
+	// Request holds the request bytes exactly as sent.
+	Request []byte
+	// Response holds the response bytes exactly as received (interim 1xx
+	// responses, head, body with its transfer and content codings). Nil
+	// when nothing was received.
+	Response *Spool
+	// Head is the parsed final response head (nil when none was received).
+	Head *httpmsg.Head
+	// BodyOffset is where the body starts in Response.
+	BodyOffset int64
+	// Truncated is the WARC-Truncated reason when the response is
+	// incomplete: "length" (MaxSize), "time" or "disconnect".
+	Truncated string
+	// Err is the network error that ended the fetch, if any (a capture
+	// with an error may still hold a partial Response).
+	Err error
+	// Attempts is the number of times the URL was fetched (1 + retries).
+	Attempts int
+	// Links are the links found in the response and the crawler's
+	// decision about each.
+	Links []Link
+}
+
+// Status returns the final response status code, or 0.
+func (c *Capture) Status() int {
+	if c.Head == nil {
+		return 0
+	}
+	return c.Head.StatusCode
+}
+
+// MIME returns the response media type (lower case, no parameters).
+func (c *Capture) MIME() string {
+	if c.Head == nil {
+		return ""
+	}
+	return c.Head.MIME()
+}
+
+// Body opens the response body with its transfer coding (chunked) and
+// content codings (gzip, deflate, br, zstd) removed. A truncated response
+// gives a body that ends early (possibly with an error).
+func (c *Capture) Body() (io.ReadCloser, error) {
+	if c.Response == nil || c.Head == nil {
+		return io.NopCloser(strings.NewReader("")), nil
+	}
+	var r io.Reader = c.Response.Section(c.BodyOffset, c.Response.Size()-c.BodyOffset)
+	if c.Head.Chunked() {
+		r = httpmsg.NewChunkedReader(r)
+	}
+	codings := c.Head.ContentEncoding()
+	var closers []io.Closer
+	for i := len(codings) - 1; i >= 0; i-- {
+		d, err := httpmsg.Decoder(r, codings[i])
+		if err != nil {
+			for _, cl := range closers {
+				cl.Close()
+			}
+			return nil, fmt.Errorf("%s: %w", c.URL, err)
+		}
+		closers = append(closers, d)
+		r = d
+	}
+	return &bodyReader{r, closers}, nil
+}
+
+type bodyReader struct {
+	io.Reader
+	closers []io.Closer
+}
+
+func (b *bodyReader) Close() error {
+	for i := len(b.closers) - 1; i >= 0; i-- {
+		b.closers[i].Close()
+	}
+	return nil
+}
+
+// Stats are counters of a running crawl.
+type Stats struct {
+	Done    int   // captures handed to the sink
+	Failed  int   // of which ended by a network error
+	Queued  int   // URLs waiting
+	Active  int   // fetches under way
+	Skipped int   // queued URLs not fetched (robots.txt)
+	Bytes   int64 // response bytes received (as on the wire)
+	Started time.Time
+}

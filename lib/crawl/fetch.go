@@ -1,0 +1,738 @@
+package crawl
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/arcport/arcport/lib/httpmsg"
+	"github.com/arcport/arcport/lib/record"
+)
+
+// The fetcher is a small HTTP/1.1 client written for archiving: it sends
+// exactly the bytes it records as the request and records every byte read
+// from the connection as the response, below any buffering, so a WARC
+// response block is the message as it came off the wire (compressed,
+// chunked, with 1xx interim responses). net/http's Transport cannot give
+// that for HTTPS through a proxy and may negotiate HTTP/2; this client only
+// speaks HTTP/1.1 (ALPN "http/1.1"), keeps connections alive in a pool,
+// caches DNS answers and shapes its reads to a bandwidth cap.
+
+// idleTimeout is how long an idle pooled connection is kept.
+const idleTimeout = 30 * time.Second
+
+type fetcher struct {
+	timeout   time.Duration
+	proxy     *url.URL
+	tlsConf   *tls.Config
+	dialer    net.Dialer
+	dns       *dnsCache
+	bw        *rate.Limiter // bytes per second over all connections, nil: no cap
+	bwChunk   int
+	maxOpen   int
+	mu        sync.Mutex
+	idle      map[string][]*wconn
+	open      int
+	dials     int // connections dialled, for tests and stats
+}
+
+func newFetcher(cfg *Config) *fetcher {
+	f := &fetcher{
+		timeout:  cfg.Timeout,
+		proxy:    cfg.Proxy,
+		maxOpen: cfg.Connections,
+		idle:    map[string][]*wconn{},
+	}
+	f.tlsConf = cfg.TLSConfig.Clone()
+	if f.tlsConf == nil {
+		f.tlsConf = &tls.Config{}
+	}
+	f.tlsConf.NextProtos = []string{"http/1.1"}
+	f.dialer = net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}
+	if cfg.MaxRate > 0 {
+		// chunks of a tenth of a second, between 1 KiB and 64 KiB
+		chunk := int(cfg.MaxRate / 10)
+		chunk = max(1024, min(chunk, 64<<10))
+		f.bwChunk = chunk
+		f.bw = rate.NewLimiter(rate.Limit(cfg.MaxRate), chunk)
+		// A small receive buffer makes the cap hold as seen from the
+		// server: the kernel cannot read megabytes ahead of us.
+		rcv := max(4096, min(chunk*2, 256<<10))
+		f.dialer.Control = func(_, _ string, c syscall.RawConn) error {
+			var serr error
+			err := c.Control(func(fd uintptr) {
+				serr = setRcvBuf(fd, rcv)
+			})
+			if err != nil {
+				return err
+			}
+			return serr
+		}
+	}
+	f.dns = &dnsCache{m: map[string]*dnsEntry{}, ttl: 5 * time.Minute, lookup: cfg.Resolve}
+	if f.dns.lookup == nil {
+		f.dns.lookup = func(ctx context.Context, host string) ([]net.IP, error) {
+			return net.DefaultResolver.LookupIP(ctx, "ip", host)
+		}
+	}
+	return f
+}
+
+// wconn is one pooled connection.
+type wconn struct {
+	key    string
+	nc     net.Conn
+	cr     *connReader
+	br     *bufio.Reader
+	ip     string
+	idleAt time.Time
+	uses   int
+}
+
+// connReader reads from the network, records what it reads into the current
+// exchange's spool, and applies the bandwidth cap.
+type connReader struct {
+	nc      net.Conn
+	f       *fetcher
+	ctx     context.Context
+	rec     *Spool
+	n       int64 // bytes read in the current exchange
+	recErr  error
+	timeout time.Duration
+}
+
+func (c *connReader) Read(p []byte) (int, error) {
+	if c.f.bw != nil && len(p) > c.f.bwChunk {
+		p = p[:c.f.bwChunk]
+	}
+	if c.timeout > 0 {
+		c.nc.SetReadDeadline(time.Now().Add(c.timeout))
+	}
+	n, err := c.nc.Read(p)
+	if n > 0 {
+		c.n += int64(n)
+		if c.rec != nil && c.recErr == nil {
+			if _, werr := c.rec.Write(p[:n]); werr != nil {
+				c.recErr = werr
+				return n, werr
+			}
+		}
+		if c.f.bw != nil && c.ctx != nil {
+			if werr := c.f.bw.WaitN(c.ctx, n); werr != nil {
+				return n, c.ctx.Err()
+			}
+		}
+	}
+	return n, err
+}
+
+// exchange is the outcome of one request.
+type exchange struct {
+	request   []byte
+	resp      *Spool
+	head      *httpmsg.Head // final (non-1xx) response head; nil if none
+	bodyOff   int64         // offset of the body in resp
+	ip        string
+	start     time.Time
+	end       time.Time
+	truncated string // WARC-Truncated reason: length, time, disconnect
+	err       error
+	sent      bool // the request was written
+}
+
+// errStale marks a failure on a reused connection before any byte of the
+// response: the server closed it while idle, so the request is sent again
+// on a fresh connection.
+var errStale = errors.New("stale keep-alive connection")
+
+// do sends a GET for u with the header fields hdr and reads the response
+// into sp. pace is called just before the request is written (politeness).
+func (f *fetcher) do(ctx context.Context, u *url.URL, hdr record.Header, pace func(context.Context) error, sp *Spool, maxSize int64) *exchange {
+	for try := 0; ; try++ {
+		ex := f.once(ctx, u, hdr, pace, sp, maxSize, try > 0)
+		if errors.Is(ex.err, errStale) && try < 2 && ctx.Err() == nil {
+			continue
+		}
+		return ex
+	}
+}
+
+func (f *fetcher) once(ctx context.Context, u *url.URL, hdr record.Header, pace func(context.Context) error, sp *Spool, maxSize int64, fresh bool) *exchange {
+	ex := &exchange{}
+	wc, err := f.getConn(ctx, u, fresh)
+	if err != nil {
+		ex.err = err
+		return ex
+	}
+	ex.ip = wc.ip
+	absForm := f.proxy != nil && u.Scheme == "http"
+	ex.request = buildRequest(u, hdr, absForm, f.proxy)
+	if pace != nil {
+		if err := pace(ctx); err != nil {
+			f.putConn(wc, true)
+			ex.err = err
+			return ex
+		}
+	}
+	sp.truncate(0)
+	wc.cr.rec, wc.cr.n, wc.cr.recErr, wc.cr.ctx = sp, 0, nil, ctx
+	stop := context.AfterFunc(ctx, func() { wc.nc.SetDeadline(time.Unix(1, 0)) })
+	reuse := false
+	defer func() {
+		stop()
+		wc.cr.rec, wc.cr.ctx = nil, nil
+		f.putConn(wc, reuse)
+	}()
+
+	ex.start = time.Now()
+	if f.timeout > 0 {
+		wc.nc.SetWriteDeadline(ex.start.Add(f.timeout))
+	}
+	_, err = wc.nc.Write(ex.request)
+	if err != nil {
+		ex.err = f.netErr(ctx, err, wc, true)
+		return ex
+	}
+	ex.sent = true
+	wc.uses++
+	br := wc.br
+	consumed := func() int64 { return wc.cr.n - int64(br.Buffered()) }
+
+	var head *httpmsg.Head
+	for {
+		head, err = httpmsg.ReadHead(br)
+		if err == nil && !head.Complete {
+			err = io.ErrUnexpectedEOF
+		}
+		if err == nil && head.Request {
+			err = httpmsg.ErrNotHTTP
+		}
+		if err != nil {
+			if wc.cr.n == 0 {
+				ex.err = f.netErr(ctx, err, wc, wc.uses > 1)
+			} else {
+				ex.resp = sp
+				sp.truncate(consumed())
+				ex.err = fmt.Errorf("bad response head: %w", f.netErr(ctx, err, wc, false))
+				ex.truncated = truncReason(err)
+			}
+			ex.end = time.Now()
+			return ex
+		}
+		if head.StatusCode >= 100 && head.StatusCode < 200 && head.StatusCode != 101 {
+			continue // interim response: kept in the record, as received
+		}
+		break
+	}
+	ex.resp = sp
+	ex.head = head
+	ex.bodyOff = consumed()
+
+	closeDelimited := false
+	budget := int64(-1)
+	if maxSize > 0 {
+		budget = maxSize
+	}
+	noBody := head.StatusCode == 204 || head.StatusCode == 304 || head.StatusCode == 101
+	switch {
+	case noBody:
+	case head.Chunked():
+		err = skipChunked(br, budget, func() int64 { return consumed() - ex.bodyOff })
+	case head.ContentLength() >= 0:
+		err = discardN(br, head.ContentLength(), budget)
+	default:
+		closeDelimited = true
+		err = discardN(br, -1, budget)
+	}
+	ex.end = time.Now()
+	switch {
+	case errors.Is(err, errTooBig):
+		ex.truncated = "length"
+		sp.truncate(ex.bodyOff + budget)
+		return ex
+	case err != nil:
+		ex.err = f.netErr(ctx, err, wc, false)
+		ex.truncated = truncReason(err)
+		sp.truncate(consumed())
+		return ex
+	}
+	if wc.cr.recErr != nil {
+		ex.err = wc.cr.recErr
+		return ex
+	}
+	sp.truncate(consumed())
+	reuse = !closeDelimited && br.Buffered() == 0 && keepAlive(head) && ctx.Err() == nil
+	return ex
+}
+
+// netErr turns a read or write error into the error to report, marking
+// failures of a reused connection before any response byte as stale.
+func (f *fetcher) netErr(ctx context.Context, err error, wc *wconn, maybeStale bool) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if maybeStale && wc.uses > 1 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, httpmsg.ErrNotHTTP)) {
+		return fmt.Errorf("%w: %v", errStale, err)
+	}
+	if errors.Is(err, httpmsg.ErrNotHTTP) && wc.cr.n == 0 {
+		return fmt.Errorf("connection closed without a response: %w", io.EOF)
+	}
+	return err
+}
+
+func truncReason(err error) string {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {
+		return "time"
+	}
+	return "disconnect"
+}
+
+var errTooBig = errors.New("response larger than the size limit")
+
+// discardN consumes n bytes (n < 0: until EOF) from br, failing with
+// errTooBig once more than budget bytes (budget < 0: no limit) would be
+// needed.
+func discardN(br *bufio.Reader, n, budget int64) error {
+	want, limited := n, false
+	if budget >= 0 && (n < 0 || n > budget) {
+		want, limited = budget, true
+	}
+	if want < 0 {
+		for {
+			if _, err := br.Discard(1 << 20); err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
+		}
+	}
+	for want > 0 {
+		d, err := br.Discard(int(min(want, 1<<20)))
+		want -= int64(d)
+		if err != nil {
+			if err == io.EOF {
+				if n < 0 {
+					return nil
+				}
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	if !limited {
+		return nil
+	}
+	if n < 0 {
+		if _, err := br.Peek(1); err == io.EOF {
+			return nil // exactly budget bytes, then the end
+		}
+	}
+	return errTooBig
+}
+
+// skipChunked consumes a chunked body, trailers included, exactly up to its
+// end. used reports the body bytes consumed so far (for the size budget).
+func skipChunked(br *bufio.Reader, budget int64, used func() int64) error {
+	for {
+		line, err := readCRLFLine(br)
+		if err != nil {
+			return err
+		}
+		sz := strings.TrimSpace(line)
+		if i := strings.IndexByte(sz, ';'); i >= 0 {
+			sz = strings.TrimSpace(sz[:i])
+		}
+		n, perr := strconv.ParseUint(sz, 16, 63)
+		if perr != nil {
+			return fmt.Errorf("bad chunk size %q", sz)
+		}
+		if n == 0 {
+			for {
+				t, err := readCRLFLine(br)
+				if err != nil {
+					return err
+				}
+				if t == "" {
+					return nil
+				}
+			}
+		}
+		left := int64(-1)
+		if budget >= 0 {
+			left = budget - used()
+			if left < 0 {
+				return errTooBig
+			}
+		}
+		if err := discardN(br, int64(n), left); err != nil {
+			return err
+		}
+		if _, err := readCRLFLine(br); err != nil {
+			return err
+		}
+	}
+}
+
+func readCRLFLine(br *bufio.Reader) (string, error) {
+	var b []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		b = append(b, frag...)
+		if len(b) > 64<<10 {
+			return "", errors.New("chunk line too long")
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			if err == io.EOF {
+				return "", io.ErrUnexpectedEOF
+			}
+			return "", err
+		}
+		return strings.TrimRight(string(b), "\r\n"), nil
+	}
+}
+
+func keepAlive(h *httpmsg.Head) bool {
+	tokens := strings.ToLower(strings.Join(h.Header.Values("Connection"), ","))
+	has := func(t string) bool {
+		for _, p := range strings.Split(tokens, ",") {
+			if strings.TrimSpace(p) == t {
+				return true
+			}
+		}
+		return false
+	}
+	if has("close") {
+		return false
+	}
+	if h.Proto == "HTTP/1.1" {
+		return true
+	}
+	return h.Proto == "HTTP/1.0" && has("keep-alive")
+}
+
+// buildRequest writes the request head: request line, Host, then hdr in
+// order. absForm writes the absolute URL as request target (HTTP proxy).
+func buildRequest(u *url.URL, hdr record.Header, absForm bool, proxy *url.URL) []byte {
+	target := u.RequestURI()
+	if absForm {
+		target = u.Scheme + "://" + u.Host + target
+	}
+	var b strings.Builder
+	b.WriteString("GET ")
+	b.WriteString(target)
+	b.WriteString(" HTTP/1.1\r\nHost: ")
+	b.WriteString(u.Host)
+	b.WriteString("\r\n")
+	for _, f := range hdr {
+		b.WriteString(f.Name)
+		b.WriteString(": ")
+		b.WriteString(f.Value)
+		b.WriteString("\r\n")
+	}
+	if absForm && proxy != nil && proxy.User != nil {
+		b.WriteString("Proxy-Authorization: ")
+		b.WriteString(proxyAuth(proxy))
+		b.WriteString("\r\n")
+	}
+	b.WriteString("\r\n")
+	return []byte(b.String())
+}
+
+func proxyAuth(p *url.URL) string {
+	pw, _ := p.User.Password()
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(p.User.Username()+":"+pw))
+}
+
+func connKey(u *url.URL, proxy *url.URL) string {
+	k := u.Scheme + "://" + u.Host
+	if proxy != nil {
+		k = "proxy " + proxy.Host + " " + k
+		if u.Scheme == "http" {
+			k = "proxy " + proxy.Host
+		}
+	}
+	return k
+}
+
+// getConn returns an idle pooled connection for u, or dials one. The number
+// of open connections never exceeds maxOpen: the oldest idle connection is
+// closed to make room.
+func (f *fetcher) getConn(ctx context.Context, u *url.URL, fresh bool) (*wconn, error) {
+	key := connKey(u, f.proxy)
+	f.mu.Lock()
+	now := time.Now()
+	if !fresh {
+		for l := f.idle[key]; len(l) > 0; l = f.idle[key] {
+			wc := l[len(l)-1]
+			f.idle[key] = l[:len(l)-1]
+			if now.Sub(wc.idleAt) > idleTimeout {
+				f.closeLocked(wc)
+				continue
+			}
+			f.mu.Unlock()
+			return wc, nil
+		}
+	}
+	if f.maxOpen > 0 {
+		for f.open >= f.maxOpen && f.evictOldestLocked() {
+		}
+	}
+	f.open++
+	f.dials++
+	f.mu.Unlock()
+	wc, err := f.dial(ctx, u, key)
+	if err != nil {
+		f.mu.Lock()
+		f.open--
+		f.mu.Unlock()
+		return nil, err
+	}
+	return wc, nil
+}
+
+func (f *fetcher) evictOldestLocked() bool {
+	var oldest *wconn
+	for _, l := range f.idle {
+		for _, wc := range l {
+			if oldest == nil || wc.idleAt.Before(oldest.idleAt) {
+				oldest = wc
+			}
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	l := f.idle[oldest.key]
+	for i, wc := range l {
+		if wc == oldest {
+			f.idle[oldest.key] = append(l[:i], l[i+1:]...)
+			break
+		}
+	}
+	f.closeLocked(oldest)
+	return true
+}
+
+func (f *fetcher) closeLocked(wc *wconn) {
+	wc.nc.Close()
+	f.open--
+}
+
+// putConn returns a connection to the pool, or closes it.
+func (f *fetcher) putConn(wc *wconn, reuse bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !reuse {
+		f.closeLocked(wc)
+		return
+	}
+	wc.nc.SetDeadline(time.Time{})
+	wc.idleAt = time.Now()
+	f.idle[wc.key] = append(f.idle[wc.key], wc)
+}
+
+// closeIdle closes every idle connection.
+func (f *fetcher) closeIdle() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, l := range f.idle {
+		for _, wc := range l {
+			f.closeLocked(wc)
+		}
+		delete(f.idle, k)
+	}
+}
+
+func defaultPort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+func (f *fetcher) dial(ctx context.Context, u *url.URL, key string) (*wconn, error) {
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
+	host, port := u.Hostname(), defaultPort(u)
+	var nc net.Conn
+	var err error
+	if f.proxy != nil {
+		ph, pp := f.proxy.Hostname(), defaultPort(f.proxy)
+		nc, err = f.dialHost(ctx, ph, pp)
+		if err != nil {
+			return nil, fmt.Errorf("proxy %s: %w", f.proxy.Host, err)
+		}
+		if u.Scheme == "https" {
+			if err := f.connect(ctx, nc, net.JoinHostPort(host, port)); err != nil {
+				nc.Close()
+				return nil, err
+			}
+		}
+	} else {
+		nc, err = f.dialHost(ctx, host, port)
+		if err != nil {
+			return nil, err
+		}
+	}
+	ip := ""
+	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		ip = ta.IP.String()
+	}
+	if u.Scheme == "https" {
+		conf := f.tlsConf.Clone()
+		if conf.ServerName == "" {
+			conf.ServerName = host
+		}
+		tc := tls.Client(nc, conf)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("TLS handshake with %s: %w", u.Host, err)
+		}
+		nc = tc
+	}
+	wc := &wconn{key: key, nc: nc, ip: ip}
+	wc.cr = &connReader{nc: nc, f: f, timeout: f.timeout}
+	wc.br = bufio.NewReaderSize(wc.cr, 32<<10)
+	return wc, nil
+}
+
+func (f *fetcher) dialHost(ctx context.Context, host, port string) (net.Conn, error) {
+	ips, err := f.dns.resolve(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	var first error
+	for _, ip := range ips {
+		nc, err := f.dialer.DialContext(ctx, "tcp", net.JoinHostPort(ip.String(), port))
+		if err == nil {
+			return nc, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, first
+}
+
+// connect opens a tunnel through an HTTP proxy (RFC 9110 9.3.6).
+func (f *fetcher) connect(ctx context.Context, nc net.Conn, hostport string) error {
+	if dl, ok := ctx.Deadline(); ok {
+		nc.SetDeadline(dl)
+		defer nc.SetDeadline(time.Time{})
+	}
+	req := "CONNECT " + hostport + " HTTP/1.1\r\nHost: " + hostport + "\r\n"
+	if f.proxy.User != nil {
+		req += "Proxy-Authorization: " + proxyAuth(f.proxy) + "\r\n"
+	}
+	req += "\r\n"
+	if _, err := io.WriteString(nc, req); err != nil {
+		return fmt.Errorf("proxy CONNECT: %w", err)
+	}
+	// read the reply byte by byte so nothing of the tunnel is buffered away
+	br := bufio.NewReaderSize(&oneByteReader{nc}, 16)
+	h, err := httpmsg.ReadHead(br)
+	if err != nil {
+		return fmt.Errorf("proxy CONNECT: %w", err)
+	}
+	if h.StatusCode < 200 || h.StatusCode > 299 {
+		return fmt.Errorf("proxy CONNECT %s: %s %s", hostport, h.Status, h.Reason)
+	}
+	return nil
+}
+
+type oneByteReader struct{ r io.Reader }
+
+func (o *oneByteReader) Read(p []byte) (int, error) {
+	if len(p) > 1 {
+		p = p[:1]
+	}
+	return o.r.Read(p)
+}
+
+// dnsCache resolves each host once per TTL, one lookup at a time per host.
+type dnsCache struct {
+	mu     sync.Mutex
+	m      map[string]*dnsEntry
+	ttl     time.Duration
+	lookup  func(ctx context.Context, host string) ([]net.IP, error)
+	lookups int
+}
+
+type dnsEntry struct {
+	done chan struct{}
+	ips  []net.IP
+	err  error
+	at   time.Time
+}
+
+func (d *dnsCache) resolve(ctx context.Context, host string) ([]net.IP, error) {
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil {
+		return []net.IP{ip}, nil
+	}
+	d.mu.Lock()
+	e := d.m[host]
+	if e != nil {
+		select {
+		case <-e.done:
+			ttl := d.ttl
+			if e.err != nil {
+				ttl = 30 * time.Second
+			}
+			if time.Since(e.at) > ttl {
+				e = nil
+			}
+		default: // a lookup is under way: wait for it
+		}
+	}
+	if e == nil {
+		e = &dnsEntry{done: make(chan struct{})}
+		d.m[host] = e
+		d.lookups++
+		go func() {
+			lctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			ips, err := d.lookup(lctx, host)
+			if err == nil && len(ips) == 0 {
+				err = fmt.Errorf("no address for %s", host)
+			}
+			e.ips, e.err, e.at = ips, err, time.Now()
+			close(e.done)
+		}()
+	}
+	d.mu.Unlock()
+	select {
+	case <-e.done:
+		return e.ips, e.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
