@@ -83,4 +83,3 @@ func ExtractFrom(r io.Reader, mime, u string) ([]Link, error) {
 	})
 	return out, err
 }
-

@@ -36,24 +36,24 @@ import (
 const idleTimeout = 30 * time.Second
 
 type fetcher struct {
-	timeout   time.Duration
-	proxy     *url.URL
-	tlsConf   *tls.Config
-	dialer    net.Dialer
-	dns       *dnsCache
-	bw        *rate.Limiter // bytes per second over all connections, nil: no cap
-	bwChunk   int
-	maxOpen   int
-	mu        sync.Mutex
-	idle      map[string][]*wconn
-	open      int
-	dials     int // connections dialled, for tests and stats
+	timeout time.Duration
+	proxy   *url.URL
+	tlsConf *tls.Config
+	dialer  net.Dialer
+	dns     *dnsCache
+	bw      *rate.Limiter // bytes per second over all connections, nil: no cap
+	bwChunk int
+	maxOpen int
+	mu      sync.Mutex
+	idle    map[string][]*wconn
+	open    int
+	dials   int // connections dialled, for tests and stats
 }
 
 func newFetcher(cfg *Config) *fetcher {
 	f := &fetcher{
-		timeout:  cfg.Timeout,
-		proxy:    cfg.Proxy,
+		timeout: cfg.Timeout,
+		proxy:   cfg.Proxy,
 		maxOpen: cfg.Connections,
 		idle:    map[string][]*wconn{},
 	}
@@ -680,8 +680,8 @@ func (o *oneByteReader) Read(p []byte) (int, error) {
 
 // dnsCache resolves each host once per TTL, one lookup at a time per host.
 type dnsCache struct {
-	mu     sync.Mutex
-	m      map[string]*dnsEntry
+	mu      sync.Mutex
+	m       map[string]*dnsEntry
 	ttl     time.Duration
 	lookup  func(ctx context.Context, host string) ([]net.IP, error)
 	lookups int

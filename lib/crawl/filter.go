@@ -11,13 +11,13 @@ import (
 // Patterns use HTTrack's wildcard syntax, matched against the whole URL,
 // ignoring case:
 //
-//	*            any characters, including none
-//	*[file]      any characters but / ? ; (also written *[name])
-//	*[path]      any characters but ? ; (a path and file name)
-//	*[param]     any characters but / (a query string)
-//	*[a,z,0-9]   any run of the listed characters and ranges
-//	*[]          nothing: the URL must end here
-//	\*  \[  \\   a literal * [ or \ (also inside *[...])
+//   - any characters, including none
+//     *[file]      any characters but / ? ; (also written *[name])
+//     *[path]      any characters but ? ; (a path and file name)
+//     *[param]     any characters but / (a query string)
+//     *[a,z,0-9]   any run of the listed characters and ranges
+//     *[]          nothing: the URL must end here
+//     \*  \[  \\   a literal * [ or \ (also inside *[...])
 //
 // A pattern without "://" is matched against the URL without its scheme
 // ("www.example.com/a/b.gif"); one with "://" against the whole URL. So
