@@ -96,14 +96,18 @@ func ParseMeta(b []byte) (Meta, error) {
 		case "x-in-cache":
 			m.InCache = atoiPrefix(value) == 1
 		case "x-statuscode":
-			m.StatusCode = int(atoiPrefix(value))
+			n := atoiPrefix(value)
+			if n < -999 || n > 999 {
+				return m, fmt.Errorf("bad X-StatusCode %q", clip(value, 32))
+			}
+			m.StatusCode = int(n)
 		case "x-statusmessage":
 			m.StatusMessage = value
 			haveMsg = true
 		case "x-size":
 			n := atoiPrefix(value)
 			if n < 0 {
-				return m, fmt.Errorf("bad X-Size %q", value)
+				return m, fmt.Errorf("bad X-Size %q", clip(value, 32))
 			}
 			m.Size = n
 		case "content-type":

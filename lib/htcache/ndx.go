@@ -254,7 +254,7 @@ func (n *NdxReader) readDat(adr, fil string, pos int64) (*Entry, error) {
 		m.Fil = fil
 	}
 	m.LineCode, m.LineReason = m.StatusCode, m.StatusMessage
-	m.InCache = pos > 0 && stored > 0
+	m.InCache = pos > 0
 	if stored > 0 && m.Size != stored {
 		m.Size = stored
 	}
