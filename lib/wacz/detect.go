@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -35,7 +36,9 @@ type Detector struct {
 
 	pages  []*Page
 	byURL  map[string]*Page
-	frames map[string]bool
+	frames map[string]bool // requested as frames (Sec-Fetch-Dest)
+	framed map[string]bool // src of a frame in some page
+	linked map[string]bool // href of a link in some page
 	buf    bytes.Buffer
 	limit  int
 	active bool
@@ -43,7 +46,7 @@ type Detector struct {
 
 // NewDetector returns an empty Detector.
 func NewDetector(text bool) *Detector {
-	return &Detector{Text: text, byURL: map[string]*Page{}, frames: map[string]bool{}}
+	return &Detector{Text: text, byURL: map[string]*Page{}, frames: map[string]bool{}, framed: map[string]bool{}, linked: map[string]bool{}}
 }
 
 // Begin starts a record. It returns the writer to copy the record's block to,
@@ -148,22 +151,55 @@ func (d *Detector) End(rec *record.Record) {
 	if body != nil {
 		// a cut-off or damaged body still gives what could be read
 		content, _ := readAllLimit(body, textScanLimit)
-		p.Title, p.Text = ExtractHTML(content, d.Text)
+		h := scanHTML(content, d.Text)
+		p.Title, p.Text = h.title, h.text
+		base, _ := url.Parse(u)
+		for _, f := range h.frames {
+			if r := resolveRef(base, f); r != "" {
+				d.framed[r] = true
+			}
+		}
+		for _, l := range h.links {
+			if r := resolveRef(base, l); r != "" {
+				d.linked[r] = true
+			}
+		}
 	}
 	d.pages = append(d.pages, p)
 	d.byURL[u] = p
 }
 
 // Pages returns the pages found, in the order their records came, without
-// the documents that were requested as frames.
+// the documents that were requested as frames (Sec-Fetch-Dest of their
+// request record) or that pages embed as frames and never link to.
 func (d *Detector) Pages() []*Page {
 	var out []*Page
 	for _, p := range d.pages {
-		if !d.frames[p.URL] {
-			out = append(out, p)
+		if d.frames[p.URL] || d.framed[p.URL] && !d.linked[p.URL] {
+			continue
 		}
+		out = append(out, p)
 	}
 	return out
+}
+
+// resolveRef resolves a link against the page URL, dropping the fragment;
+// "" for what is not an http(s) URL.
+func resolveRef(base *url.URL, ref string) string {
+	if base == nil {
+		return ""
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return ""
+	}
+	abs := base.ResolveReference(r)
+	if abs.Scheme != "http" && abs.Scheme != "https" {
+		return ""
+	}
+	abs.Fragment = ""
+	abs.RawFragment = ""
+	return abs.String()
 }
 
 // Lookup returns the page found for URL u, if any (frames included).
@@ -178,27 +214,67 @@ func isHTML(mime string) bool {
 // collapsed), each cut to MaxTitle / MaxText bytes. Bytes that are not UTF-8
 // are read as Windows-1252.
 func ExtractHTML(doc []byte, text bool) (title, body string) {
+	h := scanHTML(doc, text)
+	return h.title, h.text
+}
+
+// htmlInfo is what page detection takes from an HTML document.
+type htmlInfo struct {
+	title, text string
+	frames      []string // src of iframe and frame elements, as written
+	links       []string // href of a and area elements, as written
+}
+
+func scanHTML(doc []byte, text bool) htmlInfo {
 	if !utf8.Valid(doc) {
 		doc = fromWindows1252(doc)
 	}
+	var info htmlInfo
 	z := html.NewTokenizer(bytes.NewReader(doc))
 	var tb, xb strings.Builder
 	inTitle, gotTitle := false, false
 	skip := 0 // depth inside elements whose text is not shown
+	attr := func(want string) string {
+		for {
+			k, v, more := z.TagAttr()
+			if string(k) == want {
+				return strings.TrimSpace(string(v))
+			}
+			if !more {
+				return ""
+			}
+		}
+	}
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
-			return collapse(tb.String(), MaxTitle), collapse(xb.String(), MaxText)
+			info.title, info.text = collapse(tb.String(), MaxTitle), collapse(xb.String(), MaxText)
+			return info
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, _ := z.TagName()
+			name, hasAttr := z.TagName()
 			a := atom.Lookup(name)
 			switch a {
 			case atom.Title:
 				if tt == html.StartTagToken && !gotTitle && skip == 0 {
 					inTitle = true
 				}
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Iframe, atom.Object:
+			case atom.Iframe, atom.Frame:
+				if hasAttr {
+					if v := attr("src"); v != "" && len(info.frames) < 1000 {
+						info.frames = append(info.frames, v)
+					}
+				}
+				if a == atom.Iframe && tt == html.StartTagToken {
+					skip++
+				}
+			case atom.A, atom.Area:
+				if hasAttr {
+					if v := attr("href"); v != "" && len(info.links) < 10000 {
+						info.links = append(info.links, v)
+					}
+				}
+			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Object:
 				if tt == html.StartTagToken {
 					skip++
 				}
@@ -211,9 +287,6 @@ func ExtractHTML(doc []byte, text bool) (title, body string) {
 			case atom.Title:
 				if inTitle {
 					inTitle, gotTitle = false, true
-					if !text {
-						return collapse(tb.String(), MaxTitle), ""
-					}
 				}
 			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Iframe, atom.Object:
 				if skip > 0 {
