@@ -60,6 +60,8 @@ func Resolve(base *url.URL, ref string) (abs, fragment string, ok bool) {
 	}
 	if base != nil {
 		u = base.ResolveReference(u)
+	} else {
+		u = u.ResolveReference(u) // removes dot segments
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Opaque != "" {

@@ -277,6 +277,8 @@ func (n *Namer) candidate(u *url.URL, contentType string) (host string, dirs []s
 	name := decodeSegment(last)
 	if name == "" {
 		name = DefaultIndex
+	} else if name = strings.TrimRight(name, ". "); name == "" {
+		name = "_" // "...", "%20"
 	}
 	name = FileName(name, contentType)
 	if u.RawQuery != "" || u.ForceQuery {
