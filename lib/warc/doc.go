@@ -1,0 +1,35 @@
+// Package warc reads and writes WARC files: WARC 1.1 (IIPC, "The WARC Format
+// 1.1", ISO 28500:2017) and WARC 1.0 (ISO 28500:2009), tolerating the
+// WARC/0.17 and WARC/0.18 drafts on reading.
+//
+// Reader walks plain files, gzip files with one member per record (WARC 1.1
+// annex D), gzip files compressed as one member, and zstd files with one
+// frame per record including the IIPC .warc.zst dictionary extension. It
+// reports each record's offset (of its gzip member or zstd frame) and
+// on-disk length for CDX indexes, hands the block out as a stream bounded by
+// Content-Length, strips <...> around WARC-Target-URI through
+// record.TargetURI, and follows an error policy (record.Warn, Ignore, Fail)
+// for malformed input: missing or bad Content-Length, truncated blocks,
+// garbage between records (resynchronised on the next "WARC/" line), blocks
+// not followed by CRLF CRLF, members holding more than one record, unknown
+// versions. With WithVerifyDigests it checks WARC-Block-Digest and
+// WARC-Payload-Digest as the block streams by.
+//
+// Records inside a gzip member (or zstd frame) that holds more than one
+// record all carry the member's offset and a DiskLength of 0: they cannot
+// be addressed individually (warcio calls such files "non-chunked gzip").
+//
+// Writer writes one gzip member (or zstd frame, or nothing for plain) per
+// record, compressing members in parallel and writing them in order. It
+// fills WARC-Record-ID, WARC-Date, WARC-Block-Digest, WARC-Payload-Digest
+// (sha1, base32) and Content-Length where absent. The payload digest of an
+// application/http block is taken over the entity body with the chunked
+// transfer coding removed (WARC 1.1 section 5.9: the payload is the
+// "entity-body" of RFC 2616), falling back to the body as stored when it
+// does not de-chunk.
+//
+// API notes beyond the brief (additive): WithVerifyDigests(bool) is the
+// digest-checking option; Digester and KindOf are exported for other
+// packages that compute digests; VerifyDigests(r, opts) is a helper that
+// reads a whole WARC and counts records and digest mismatches.
+package warc
