@@ -203,14 +203,18 @@ type Capture struct {
 // ParseCDXJ parses a CDXJ line "urlkey timestamp {json}". Offset and length
 // may be JSON strings (warcio, pywb) or numbers.
 func ParseCDXJ(line string) (*Capture, error) {
-	key, rest, ok := strings.Cut(line, " ")
-	if !ok {
+	// keys may hold spaces (warcio.js writes non-http URLs verbatim): the
+	// JSON starts at the first " {", the timestamp is the word before it
+	i := strings.Index(line, " {")
+	if i < 0 {
 		return nil, fmt.Errorf("not a CDXJ line: %q", clip(line, 80))
 	}
-	ts, js, ok := strings.Cut(rest, " ")
-	if !ok || !strings.HasPrefix(js, "{") {
+	head, js := line[:i], line[i+1:]
+	j := strings.LastIndexByte(head, ' ')
+	if j <= 0 {
 		return nil, fmt.Errorf("not a CDXJ line: %q", clip(line, 80))
 	}
+	key, ts := head[:j], head[j+1:]
 	var m map[string]any
 	if err := json.Unmarshal([]byte(js), &m); err != nil {
 		return nil, fmt.Errorf("bad CDXJ JSON: %v", err)
