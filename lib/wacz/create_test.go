@@ -453,9 +453,9 @@ func TestFind(t *testing.T) {
 		url, ts string
 		want    string // timestamp of the capture found ("" : not found)
 	}{
-		{"http://example.com/", "", "20170306040206"},                 // latest is a revisit: its original
-		{"http://example.com/", "20170306040348", "20170306040206"},   // same
-		{"https://www.example.com", "2017", "20170306040206"},         // SURT: scheme and www ignored
+		{"http://example.com/", "", "20170306040206"},               // latest is a revisit: its original
+		{"http://example.com/", "20170306040348", "20170306040206"}, // same
+		{"https://www.example.com", "2017", "20170306040206"},       // SURT: scheme and www ignored
 		{"http://example.com/other", "", ""},
 	}
 	for _, c := range cases {
