@@ -33,17 +33,17 @@ type Header struct {
 
 // HasChecksum reports whether the header has a checksum position (a header
 // of 80 bytes, mimeListPos >= 80), as libzim decides it.
-func (h *Header) HasChecksum() bool { return h.MimeListPos >= 80 }
+func (h Header) HasChecksum() bool { return h.MimeListPos >= 80 }
 
 // HasMainPage reports whether MainPage is set.
-func (h *Header) HasMainPage() bool { return h.MainPage != NoPage }
+func (h Header) HasMainPage() bool { return h.MainPage != NoPage }
 
 // NewNamespaceScheme reports whether entries use the C/M/W/X namespaces
 // (libzim's test: minor version >= 1).
-func (h *Header) NewNamespaceScheme() bool { return h.MinorVersion >= 1 }
+func (h Header) NewNamespaceScheme() bool { return h.MinorVersion >= 1 }
 
 // UUIDString formats the UUID as libzim does (8-4-4-4-12 lower-case hex).
-func (h *Header) UUIDString() string {
+func (h Header) UUIDString() string {
 	u := h.UUID
 	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
 }
