@@ -1,0 +1,303 @@
+package cdx
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/arcport/arcport/lib/arc"
+	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/warc"
+)
+
+// warcioCLI finds the warcio.js command line tool (ARCPORT_WARCIO names
+// the npm package directory, else scripts/npm/node_modules/warcio above
+// this package).
+func warcioCLI(t testing.TB) (node, cli string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed: skipping comparison with warcio.js")
+	}
+	dir := os.Getenv("ARCPORT_WARCIO")
+	if dir == "" {
+		wd, _ := os.Getwd()
+		for d := wd; ; d = filepath.Dir(d) {
+			p := filepath.Join(d, "scripts", "npm", "node_modules", "warcio")
+			if _, err := os.Stat(filepath.Join(p, "dist", "cli.js")); err == nil {
+				dir = p
+				break
+			}
+			if filepath.Dir(d) == d {
+				t.Skip("npm warcio not installed (scripts/npm/node_modules/warcio): skipping comparison with warcio.js")
+			}
+		}
+	}
+	return node, filepath.Join(dir, "dist", "cli.js")
+}
+
+// peerIndex runs `warcio cdx-index` on path and more arguments.
+func peerIndex(t testing.TB, path string, more ...string) []string {
+	node, cli := warcioCLI(t)
+	cmd := exec.Command(node, append([]string{cli, "cdx-index", path}, more...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("warcio cdx-index %s: %v\n%s", path, err, stderr.String())
+	}
+	return splitLines(string(out))
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// openRecords opens a fixture with lib/warc or lib/arc by its name.
+func openRecords(t testing.TB, path string) (record.Reader, *os.File) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(path)
+	var r record.Reader
+	if strings.Contains(name, ".arc") {
+		r, err = arc.NewReader(f, arc.WithName(name), arc.WithPolicy(record.Ignore))
+	} else {
+		r, err = warc.NewReader(f, warc.WithFilename(name), warc.WithPolicy(record.Ignore))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, f
+}
+
+// ourIndex indexes path with an Indexer and returns CDXJ or CDX-11 lines.
+func ourIndex(t testing.TB, path string, cdx11 bool) []string {
+	r, f := openRecords(t, path)
+	defer f.Close()
+	ix := NewIndexer(r, filepath.Base(path), WithSource(f))
+	var out []string
+	for {
+		e, err := ix.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		var b []byte
+		if cdx11 {
+			b = e.AppendCDX11(nil)
+		} else {
+			b = e.AppendCDXJ(nil)
+		}
+		out = append(out, string(b[:len(b)-1]))
+	}
+	return out
+}
+
+// warcFixtures are the WARC files whose index must equal warcio.js's
+// byte for byte. example-bad-non-chunked.warc.gz is one gzip member for
+// the whole file: no record has an offset of its own there, and warcio.js
+// reports the member's end as offset and its size as length; we report
+// the member (offset 0) — see TestWholeFileGzipOffsets.
+var warcFixtures = []string{
+	"example.warc", "example.warc.gz", "example-digest.warc", "example-iana.org-chunked.warc",
+	"example-resource.warc.gz", "example-space-in-target-uri.warc.gz", "example-trunc.warc",
+	"example-wget-bad-target-uri.warc.gz", "example-wrong-chunks.warc.gz", "post-test.warc.gz",
+	"quirks.warc", "quirks.warc.gz",
+}
+
+// knownDiffs lists, per fixture, fields where we deliberately differ from
+// warcio.js. example-wrong-chunks.warc.gz splits its response record over
+// two gzip members (0-516, 516-1130); warcio.js reports the size of the
+// member where the record's content ends (614) as the length, which does
+// not cover the record from its offset, so a ranged read of it fails; we
+// report 1130, from the record's offset to the end of the member holding
+// its trailer.
+var knownDiffs = map[string][]string{
+	"example-wrong-chunks.warc.gz": {FieldLength},
+}
+
+var (
+	peerOnce sync.Once
+	peerCDXJ map[string][]string
+	peerCDX  map[string][]string
+)
+
+// peerAll runs warcio.js cdx-index once per format over all fixtures and
+// splits its output by file.
+func peerAll(t *testing.T) (cdxj, cdx map[string][]string) {
+	warcioCLI(t)
+	peerOnce.Do(func() {
+		var paths []string
+		for _, name := range warcFixtures {
+			paths = append(paths, filepath.Join("../../testdata/cdx", name))
+		}
+		peerCDXJ = map[string][]string{}
+		for _, line := range peerIndex(t, paths[0], paths[1:]...) {
+			e, err := ParseCDXJ([]byte(line))
+			if err != nil {
+				t.Fatalf("warcio.js line %q: %v", line, err)
+			}
+			fn, _ := e.Get(FieldFilename)
+			peerCDXJ[fn] = append(peerCDXJ[fn], line)
+		}
+		peerCDX = map[string][]string{}
+		for _, line := range peerIndex(t, paths[0], append(paths[1:], "--format", "cdx")...) {
+			fn := line[strings.LastIndexByte(line, ' ')+1:]
+			peerCDX[fn] = append(peerCDX[fn], line)
+		}
+	})
+	if peerCDXJ == nil {
+		t.Fatal("warcio.js failed")
+	}
+	return peerCDXJ, peerCDX
+}
+
+// TestIndexEqualsWarcio compares, line by line and byte for byte, the CDXJ
+// of every fixture WARC with what warcio.js cdx-index prints (fields in
+// knownDiffs aside).
+func TestIndexEqualsWarcio(t *testing.T) {
+	cdxj, _ := peerAll(t)
+	for _, name := range warcFixtures {
+		t.Run(name, func(t *testing.T) {
+			got := ourIndex(t, filepath.Join("../../testdata/cdx", name), false)
+			want := cdxj[name]
+			if ign := knownDiffs[name]; ign != nil {
+				got, want = blank(t, got, ign), blank(t, want, ign)
+			}
+			compareLines(t, got, want)
+		})
+	}
+}
+
+// blank empties the named fields of CDXJ lines.
+func blank(t *testing.T, lines []string, fields []string) []string {
+	var out []string
+	for _, l := range lines {
+		e, err := ParseCDXJ([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fields {
+			e.Set(f, "")
+		}
+		out = append(out, e.String())
+	}
+	return out
+}
+
+// TestCDX11EqualsWarcio does the same for warcio.js --format cdx.
+func TestCDX11EqualsWarcio(t *testing.T) {
+	_, cdx := peerAll(t)
+	for _, name := range warcFixtures {
+		if knownDiffs[name] != nil {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			got := ourIndex(t, filepath.Join("../../testdata/cdx", name), true)
+			compareLines(t, got, cdx[name])
+		})
+	}
+}
+
+func compareLines(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(want) == 0 && len(got) == 0 {
+		return
+	}
+	for i := 0; i < len(got) || i < len(want); i++ {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			t.Errorf("line %d:\n got  %.600s\n want %.600s", i+1, g, w)
+		}
+	}
+}
+
+// TestIndexFixtureValues pins values checked by hand on the fixtures, so
+// the indexer is tested where node is missing too.
+func TestIndexFixtureValues(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{"example.warc.gz", []string{
+			`com,example)/ 20170306040206 {"url":"http://example.com/","mime":"text/html","status":"200","digest":"G7HRM7BGOKSKMSXZAHMUQTTV53QOFSMK","length":"1228","offset":"784","filename":"example.warc.gz"}`,
+			`com,example)/ 20170306040348 {"url":"http://example.com/","mime":"warc/revisit","status":"200","digest":"G7HRM7BGOKSKMSXZAHMUQTTV53QOFSMK","length":"586","offset":"2621","filename":"example.warc.gz"}`,
+		}},
+		{"example.warc", []string{
+			`com,example)/ 20170306040206 {"url":"http://example.com/","mime":"text/html","status":"200","digest":"G7HRM7BGOKSKMSXZAHMUQTTV53QOFSMK","length":"1365","offset":"1197","filename":"example.warc"}`,
+			`com,example)/ 20170306040348 {"url":"http://example.com/","mime":"warc/revisit","status":"200","digest":"G7HRM7BGOKSKMSXZAHMUQTTV53QOFSMK","length":"942","offset":"3370","filename":"example.warc"}`,
+		}},
+		{"post-test.warc.gz", []string{
+			`org,httpbin)/post?__wb_method=post&foo=bar&test=abc 20140610000859 {"url":"http://httpbin.org/post","mime":"application/json","status":"200","digest":"M532K5WS4GY2H4OVZO6HRPOP47A7KDWU","length":"720","offset":"0","filename":"post-test.warc.gz","method":"POST","requestBody":"foo=bar&test=abc"}`,
+			`org,httpbin)/post?__wb_method=post&a=1&b=[]&c=3 20140610001151 {"url":"http://httpbin.org/post","mime":"application/json","status":"200","digest":"M7YCTM7HS3YKYQTAWQVMQSQZBNEOXGU2","length":"723","offset":"1196","filename":"post-test.warc.gz","method":"POST","requestBody":"A=1&B=[]&C=3"}`,
+			`org,httpbin)/post?__wb_method=post&data=^&foo=bar 20140610001255 {"url":"http://httpbin.org/post?foo=bar","mime":"application/json","status":"200","digest":"B6E5P6JUZI6UPDTNO4L2BCHMGLTNCUAJ","length":"723","offset":"2395","filename":"post-test.warc.gz","method":"POST","requestBody":"data=^"}`,
+		}},
+		{"example-digest.warc", nil}, // requests only
+	} {
+		got := ourIndex(t, filepath.Join("../../testdata/cdx", c.file), false)
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s:\n got  %q\n want %q", c.file, got, c.want)
+		}
+	}
+}
+
+// TestWholeFileGzipOffsets: in a file gzipped as one member the records
+// have no offsets of their own; every entry points at the member.
+func TestWholeFileGzipOffsets(t *testing.T) {
+	got := ourIndex(t, "../../testdata/cdx/example-bad-non-chunked.warc.gz", false)
+	if len(got) != 2 {
+		t.Fatalf("got %d entries, want 2: %q", len(got), got)
+	}
+	for _, line := range got {
+		e, err := ParseCDXJ([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if off, _ := e.Offset(); off != 0 {
+			t.Errorf("offset %d, want 0: %s", off, line)
+		}
+	}
+	// Everything but offset and length matches warcio.js.
+	want := peerIndex(t, "../../testdata/cdx/example-bad-non-chunked.warc.gz")
+	for i := range want {
+		w, _ := ParseCDXJ([]byte(want[i]))
+		g, _ := ParseCDXJ([]byte(got[i]))
+		w.Set(FieldOffset, "")
+		w.Set(FieldLength, "")
+		g.Set(FieldOffset, "")
+		g.Set(FieldLength, "")
+		if w.String() != g.String() {
+			t.Errorf("entry %d:\n got  %s\n want %s", i, g.String(), w.String())
+		}
+	}
+}
+
+// readAllLines is a helper for tests that read files of lines.
+func readAllLines(t testing.TB, r io.Reader) []string {
+	var out []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	return out
+}
