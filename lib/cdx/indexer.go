@@ -238,7 +238,15 @@ func (ix *Indexer) info(rec *record.Record) (*recInfo, error) {
 		payload = sum
 	}
 	if parseHTTP {
-		hi, chunked, extra, err := ix.readHead()
+		var hi *httpInfo
+		var chunked bool
+		var extra int64
+		var err error
+		if rec.ARC != nil {
+			hi, chunked, err = ix.readHeadTolerant()
+		} else {
+			hi, chunked, extra, err = ix.readHead()
+		}
 		if err != nil {
 			return nil, ix.blockErr(rec, err)
 		}
@@ -324,6 +332,32 @@ func (ix *Indexer) readHead() (hi *httpInfo, chunked bool, extra int64, err erro
 	hi.headers.parseHeaderBlock(decodeText(hb))
 	te, _ := hi.headers.get("transfer-encoding")
 	return hi, strings.Contains(strings.ToLower(te), "chunked"), extra, nil
+}
+
+// readHeadTolerant reads the HTTP head of an ARC record with
+// httpmsg.ReadHead (bare LF line ends, as old crawlers wrote them, are
+// accepted), so that the payload digest covers the entity body exactly.
+func (ix *Indexer) readHeadTolerant() (*httpInfo, bool, error) {
+	h, err := httpmsg.ReadHead(ix.br)
+	if errors.Is(err, httpmsg.ErrNotHTTP) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	line := h.Proto + " " + h.Status
+	if h.Request {
+		line = h.Method + " " + h.Target + " " + h.Proto
+	} else if h.Reason != "" {
+		line += " " + h.Reason
+	}
+	hi := &httpInfo{statusline: decodeText([]byte(line))}
+	for _, f := range h.Header {
+		if v := jsTrim(surt.ValidUTF8(f.Value)); v != "" {
+			hi.headers.set(f.Name, v)
+		}
+	}
+	return hi, h.Chunked(), nil
 }
 
 // readLineCapped reads through the next '\n' (included), or max bytes, or

@@ -3,6 +3,7 @@ package cdx
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -300,4 +301,96 @@ func readAllLines(t testing.TB, r io.Reader) []string {
 		out = append(out, sc.Text())
 	}
 	return out
+}
+
+// TestARCIndex checks the entries of ARC files. warcio.js cannot read ARC,
+// so the peer is warcio.js indexing the same captures converted to WARC by
+// lib/arc's Converter (written out plainly by the test): key, timestamp,
+// url, mime and status must agree. The digest, which ARC lacks and the
+// Indexer computes, must be the SHA-1 of the entity body; for example.com's
+// page it is the WARC-Payload-Digest other tools wrote for the same body
+// (example-wrong-chunks.warc.gz, example-wget-bad-target-uri... use it).
+func TestARCIndex(t *testing.T) {
+	want := map[string][]string{
+		"example.arc": {
+			`com,example)/ 20140216050221 {"url":"http://example.com/","mime":"text/html","status":"200","digest":"B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A","length":"1657","offset":"151","filename":"example.arc"}`,
+		},
+		"example.arc.gz": {
+			`com,example)/ 20140216050221 {"url":"http://example.com/","mime":"text/html","status":"200","digest":"B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A","length":"856","offset":"171","filename":"example.arc.gz"}`,
+		},
+		"example-space-in-url.arc": {
+			`com,example)/index.cfm?emailtitle=examples%20from%20the%20live%20web&fuseaction=email&ispopup=false 20140216050221 {"url":"http://example.com/index.cfm?FuseAction=Email&EmailTitle=Examples%20From%20The%20Live%20Web&IsPopUp=False","mime":"text/html","status":"200","digest":"B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A","length":"1722","offset":"151","filename":"example-space-in-url.arc"}`,
+		},
+		// Zero-length and one-byte bodies: the digests of "" and "\n".
+		"bad.arc": {
+			`com,example)/ 20140401000000 {"url":"http://example.com/","mime":"text/html","digest":"3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ","length":"68","offset":"134","filename":"bad.arc"}`,
+			`com,example)/ 20140102000000 {"url":"http://example.com/","mime":"text/plain","digest":"VXEDWGPHSNERWHDOUD6YWRWNT4ZOLEX4","length":"60","offset":"202","filename":"bad.arc"}`,
+			`com,example)/ 20140401000000 {"url":"http://example.com/","mime":"text/html","digest":"3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ","length":"69","offset":"262","filename":"bad.arc"}`,
+		},
+	}
+	for name, w := range want {
+		path := filepath.Join("../../testdata/cdx", name)
+		got := ourIndex(t, path, false)
+		compareLines(t, got, w)
+
+		// The same captures through ARC -> WARC, indexed by warcio.js.
+		if _, err := exec.LookPath("node"); err != nil {
+			continue
+		}
+		r, f := openRecords(t, path)
+		conv := arc.NewConverter(r, arc.WithSourceName(name))
+		var buf bytes.Buffer
+		for {
+			rec, err := conv.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body []byte
+			if rec.Block != nil {
+				body, _ = io.ReadAll(rec.Block)
+			}
+			buf.WriteString("WARC/1.1\r\n")
+			for _, fl := range rec.Header {
+				if fl.Name != record.FieldContentLength {
+					buf.WriteString(fl.Name + ": " + fl.Value + "\r\n")
+				}
+			}
+			fmt.Fprintf(&buf, "Content-Length: %d\r\n\r\n", len(body))
+			buf.Write(body)
+			buf.WriteString("\r\n\r\n")
+		}
+		f.Close()
+		tmp := filepath.Join(t.TempDir(), name+".warc")
+		if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var peer []string
+		for _, l := range peerIndex(t, tmp) {
+			e, _ := ParseCDXJ([]byte(l))
+			if u, _ := e.Get(FieldURL); strings.HasPrefix(u, "http") {
+				peer = append(peer, l)
+			}
+		}
+		if len(peer) != len(got) {
+			t.Errorf("%s: warcio.js indexes %d captures of the converted WARC, we index %d of the ARC", name, len(peer), len(got))
+			continue
+		}
+		for i := range got {
+			g, _ := ParseCDXJ([]byte(got[i]))
+			p, _ := ParseCDXJ([]byte(peer[i]))
+			for _, f := range []string{FieldURL, FieldMIME, FieldStatus} {
+				gv, gok := g.Get(f)
+				pv, pok := p.Get(f)
+				if gv != pv || gok != pok {
+					t.Errorf("%s entry %d %s: ours %q (%v), warcio.js on the WARC %q (%v)", name, i, f, gv, gok, pv, pok)
+				}
+			}
+			if g.URLKey != p.URLKey || g.Timestamp != p.Timestamp {
+				t.Errorf("%s entry %d: ours %s %s, warcio.js %s %s", name, i, g.URLKey, g.Timestamp, p.URLKey, p.Timestamp)
+			}
+		}
+	}
 }
