@@ -86,7 +86,9 @@ func ParseMeta(b []byte) (Meta, error) {
 		if !ok {
 			continue
 		}
-		value = strings.TrimLeft(value, " \t")
+		if value != "" && (value[0] == ' ' || value[0] == '\t') {
+			value = value[1:] // one space, as HTTrack's reader skips
+		}
 		if inOriginal {
 			m.Original = append(m.Original, record.Field{Name: name, Value: value})
 			continue

@@ -141,14 +141,20 @@ func (n *NdxReader) Next() (*Entry, error) {
 			if err == io.EOF {
 				return nil, io.EOF
 			}
-			return nil, n.cfg.problem(n.name, start, false, true, "incomplete index entry: "+err.Error())
+			if err := n.cfg.problem(n.name, start, false, true, "incomplete index entry: "+err.Error()); err != nil {
+				return nil, err
+			}
+			return nil, io.EOF
 		}
 		adr, err1 := n.readLine()
 		fil, err2 := n.readLine()
 		pos, err3 := n.readLine()
 		if err := errors.Join(err1, err2, err3); err != nil {
 			n.done = true
-			return nil, n.cfg.problem(n.name, start, false, true, "incomplete index entry")
+			if err := n.cfg.problem(n.name, start, false, true, "incomplete index entry"); err != nil {
+				return nil, err
+			}
+			return nil, io.EOF
 		}
 		p, err := strconv.ParseInt(strings.TrimSpace(pos), 10, 64)
 		if err != nil || p == 0 {
