@@ -5,17 +5,13 @@ package wacz
 // pipeline can be exercised. To be replaced by the shared packages.
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
-	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/record"
-	"github.com/arcport/arcport/lib/surt"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -70,25 +66,6 @@ func (t *tmpWriter) WriteRecord(rec *record.Record) error {
 
 func (t *tmpWriter) Close() error { return nil }
 
-type lineBuilder interface {
-	Writer() io.Writer
-	Line(file string, off, n int64) (string, bool)
-}
-
-type tmpLine struct {
-	rec  *record.Record
-	head bytes.Buffer
-}
-
-func newLineBuilder(rec *record.Record) lineBuilder { return &tmpLine{rec: rec} }
-
-func (l *tmpLine) Writer() io.Writer {
-	if l.rec.Type() == record.Response {
-		return limitedBuffer{&l.head, 64 << 10}
-	}
-	return nil
-}
-
 type limitedBuffer struct {
 	b *bytes.Buffer
 	n int
@@ -99,37 +76,6 @@ func (lb limitedBuffer) Write(p []byte) (int, error) {
 		lb.b.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
-}
-
-func (l *tmpLine) Line(file string, off, n int64) (string, bool) {
-	rec := l.rec
-	switch rec.Type() {
-	case record.Response, record.Resource, record.Revisit:
-	default:
-		return "", false
-	}
-	u := rec.TargetURI()
-	t, err := rec.Date()
-	if err != nil || u == "" {
-		return "", false
-	}
-	m := map[string]string{"url": u, "offset": fmt.Sprint(off), "length": fmt.Sprint(n), "filename": file}
-	if d := rec.Header.Get(record.FieldPayloadDigest); d != "" {
-		m["digest"] = strings.TrimPrefix(d, "sha1:")
-	}
-	switch rec.Type() {
-	case record.Response:
-		if h, err := httpmsg.ReadHead(bufio.NewReader(bytes.NewReader(l.head.Bytes()))); err == nil {
-			m["status"] = h.Status
-			m["mime"] = h.MIME()
-		}
-	case record.Revisit:
-		m["mime"] = "warc/revisit"
-	default:
-		m["mime"] = httpmsg.MediaType(rec.ContentType())
-	}
-	js, _ := json.Marshal(m)
-	return surt.Key(u) + " " + record.Timestamp14(t) + " " + string(js), true
 }
 
 type indexSet struct {

@@ -9,10 +9,10 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/arcport/arcport/lib/arc"
+	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
 	"github.com/klauspost/compress/gzip"
@@ -202,23 +202,28 @@ func (w *Writer) addInput(name string, r io.Reader) error {
 		namer = func(i int) string { return fmt.Sprintf("%s-%05d.warc.gz", base, i) }
 	}
 	sink := newArchiveSink(w.zw, w.opts.HashAlg, w.opts.Split, w.opts.TempDir, namer)
-	in := &inputRun{w: w, name: displayName(name), sink: sink}
+	in := newInputRun(w, displayName(name), sink)
 	switch kind {
 	case KindWARCGzip:
-		err = in.raw(br)
+		err = in.startRaw(br)
 	case KindWARC, KindWARCZstd:
 		var wr *warc.Reader
 		wr, err = warc.NewReader(br, in.readerOpts()...)
 		if err == nil {
-			err = in.reencode(wr, nil, nil)
+			in.startReencode(wr)
 		}
 	case KindARC, KindARCGzip:
-		err = in.arc(br)
+		var ar *arc.Reader
+		ar, err = arc.NewReader(br, arc.WithName(in.name), arc.WithPolicy(record.Warn), arc.WithProblemFunc(in.problem))
+		if err == nil {
+			in.startReencode(arc.NewConverter(ar, arc.WithSourceName(in.name), arc.WithSoftware(w.opts.Software)))
+		}
 	}
-	if err == nil && in.fatal != nil {
-		err = in.fatal
+	if err == nil {
+		err = in.index()
 	}
 	if err != nil {
+		in.abort()
 		return err
 	}
 	if err := sink.Close(); err != nil {
@@ -266,259 +271,35 @@ func (w *Writer) partBase(name string) string {
 	return cand
 }
 
-// inputRun is the state of one input being added.
-type inputRun struct {
-	w     *Writer
-	name  string
-	sink  *archiveSink
-	fatal error
 
-	mu      sync.Mutex
-	pending []*pendingRec // records given to the WARC writer, awaiting OnWritten
-	base    int64         // sink offset where the WARC writer's output starts
-}
-
-// pendingRec is a record read and analysed, waiting for its place.
-type pendingRec struct {
-	rec  *record.Record
-	line lineBuilder
-}
-
-func (in *inputRun) readerOpts() []warc.Option {
-	return []warc.Option{warc.WithFilename(in.name), warc.WithPolicy(record.Warn), warc.WithProblemFunc(in.problem)}
-}
-
-// problem sorts reader problems: damage that loses data (truncation,
-// skipped bytes) stops the run unless Lenient; the rest is a warning.
-func (in *inputRun) problem(p *record.Problem) {
-	if p.File == "" {
-		p.File = in.name
-	}
-	lossy := p.Skipped || strings.Contains(p.Msg, "truncated")
-	if strings.Contains(p.Msg, "member holds more than one record") {
-		return // handled: such members are compressed again
-	}
-	if lossy && !in.w.opts.Lenient && in.fatal == nil {
-		in.fatal = p
-		return
-	}
-	in.w.warn("warning: %v", p)
-}
-
-// tapReader copies every byte read from r to w (the raw copy of gzip
-// members into the zip) until stopped.
-type tapReader struct {
-	r       io.Reader
-	w       io.Writer
-	stopped bool
-	err     error
-}
-
-func (t *tapReader) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if n > 0 && !t.stopped {
-		if _, werr := t.w.Write(p[:n]); werr != nil {
-			t.err = werr
-			return n, werr
-		}
-	}
-	return n, err
-}
-
-// raw adds a WARC made of gzip members: the members are copied into the zip
-// as they are while the decompressed records are indexed. When a member
-// turns out to hold more than one record, the copy is withdrawn from that
-// member on and the rest of the input is compressed again, one record per
-// member.
-func (in *inputRun) raw(src io.Reader) error {
-	tap := &tapReader{r: src, w: in.sink}
-	wr, err := warc.NewReader(tap, in.readerOpts()...)
+// NewFileIndexer returns a CDX indexer for one WARC or ARC file (format
+// told from the bytes) whose entries carry filename's base name, as
+// warcio.js cdx-index prints them. ra, when not nil, gives random access to
+// the same file (it makes lengths of uncompressed WARC records exact).
+// Damaged input is an error naming the file and offset.
+func NewFileIndexer(r io.Reader, ra io.ReaderAt, filename string) (*cdx.Indexer, error) {
+	name := displayName(filename)
+	br := bufio.NewReaderSize(r, 64<<10)
+	kind, err := SniffInput(br)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	var prev *pendingRec
-	for {
-		rec, err := wr.Next()
-		if tap.err != nil {
-			return tap.err
-		}
-		if in.fatal != nil {
-			return in.fatal
-		}
-		if prev != nil {
-			p := prev.rec
-			if p.DiskLength == 0 || (err == nil && rec.Offset == p.Offset) {
-				return in.switchToReencode(tap, wr, prev, rec, err)
-			}
-			if err := in.place(prev, p.Offset, p.Offset+p.DiskLength); err != nil {
-				return err
-			}
-			in.w.stats.CopiedRaw += p.DiskLength
-		}
-		if err == io.EOF {
-			return nil
-		}
+	base := path.Base(filepath.ToSlash(name))
+	var opts []cdx.Option
+	if ra != nil {
+		opts = append(opts, cdx.WithSource(ra))
+	}
+	switch kind {
+	case KindARC, KindARCGzip:
+		ar, err := arc.NewReader(br, arc.WithName(name), arc.WithPolicy(record.Fail))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		pr := in.analyze(rec)
-		if rec.Block != nil {
-			if _, err := io.Copy(io.Discard, rec.Block); err != nil {
-				return err
-			}
-		}
-		in.finish(pr)
-		prev = pr
+		return cdx.NewIndexer(ar, base, opts...), nil
 	}
-}
-
-// analyze starts indexing and page detection of rec: rec.Block is replaced
-// by a reader that feeds both as it is read.
-func (in *inputRun) analyze(rec *record.Record) *pendingRec {
-	pr := &pendingRec{rec: rec}
-	var ws []io.Writer
-	pr.line = newLineBuilder(rec)
-	if lw := pr.line.Writer(); lw != nil {
-		ws = append(ws, lw)
-	}
-	if dw := in.w.det.Begin(rec); dw != nil {
-		ws = append(ws, dw)
-	}
-	if len(ws) > 0 && rec.Block != nil {
-		rec.Block = io.TeeReader(rec.Block, io.MultiWriter(ws...))
-	}
-	return pr
-}
-
-// finish completes the analysis once the block was read.
-func (in *inputRun) finish(pr *pendingRec) {
-	rec := pr.rec
-	in.w.det.End(rec)
-	switch rec.Type() {
-	case record.Response, record.Resource, record.Revisit:
-		if t, err := rec.Date(); err == nil && rec.TargetURI() != "" {
-			in.w.caps.add(rec.TargetURI(), t)
-		}
-	}
-	in.w.stats.Records++
-}
-
-// place records where a record ended up and emits its index line.
-func (in *inputRun) place(pr *pendingRec, start, end int64) error {
-	file, off, err := in.sink.Place(start, end)
+	wr, err := warc.NewReader(br, warc.WithFilename(name), warc.WithPolicy(record.Fail))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if line, ok := pr.line.Line(file, off, end-start); ok {
-		if err := in.w.index.add(line); err != nil {
-			return err
-		}
-		in.w.stats.Captures++
-	}
-	return nil
-}
-
-// switchToReencode is called in raw mode when prev's gzip member holds more
-// than one record: the raw copy from that member on is withdrawn, prev is
-// read again from the withdrawn bytes, and it, cur and the rest of the
-// input go through the WARC writer.
-func (in *inputRun) switchToReencode(tap *tapReader, wr *warc.Reader, prev *pendingRec, cur *record.Record, curErr error) error {
-	tap.stopped = true
-	sp, err := in.sink.Rewind(prev.rec.Offset)
-	if err != nil {
-		return err
-	}
-	defer sp.Close()
-	again, err := warc.NewReader(sp, warc.WithFilename(in.name), warc.WithPolicy(record.Ignore))
-	if err != nil {
-		return err
-	}
-	first, err := again.Next()
-	if err != nil {
-		return fmt.Errorf("%s: record at offset %d: cannot read it again: %v", in.name, prev.rec.Offset, err)
-	}
-	in.w.stats.Records-- // counted again when written
-	if curErr == io.EOF {
-		return in.reencode(nil, first, nil)
-	}
-	if curErr != nil {
-		return curErr
-	}
-	return in.reencode(wr, first, cur)
-}
-
-// reencode writes records through the WARC writer, gzip per record:
-// first and cur (when not nil), then the rest of rd (when not nil).
-func (in *inputRun) reencode(rd record.Reader, first, cur *record.Record) error {
-	in.base = in.sink.Pos()
-	ww := newRecordWriter(in.sink, func(rec *record.Record, off, n int64) {
-		in.mu.Lock()
-		defer in.mu.Unlock()
-		if len(in.pending) == 0 || in.pending[0].rec != rec {
-			if in.fatal == nil {
-				in.fatal = fmt.Errorf("%s: internal error: WARC writer reported records out of order", in.name)
-			}
-			return
-		}
-		pr := in.pending[0]
-		in.pending = in.pending[1:]
-		if err := in.place(pr, in.base+off, in.base+off+n); err != nil && in.fatal == nil {
-			in.fatal = err
-		}
-	})
-	write := func(rec *record.Record) error {
-		pr := in.analyze(rec)
-		in.mu.Lock()
-		in.pending = append(in.pending, pr)
-		in.mu.Unlock()
-		if err := ww.WriteRecord(rec); err != nil {
-			return err
-		}
-		in.finish(pr)
-		in.w.stats.Reencoded++
-		in.mu.Lock()
-		defer in.mu.Unlock()
-		return in.fatal
-	}
-	var err error
-	for _, rec := range []*record.Record{first, cur} {
-		if rec != nil && err == nil {
-			err = write(rec)
-		}
-	}
-	for rd != nil && err == nil {
-		var rec *record.Record
-		rec, err = rd.Next()
-		if err == io.EOF {
-			err = nil
-			break
-		}
-		if err == nil && in.fatal != nil {
-			err = in.fatal
-		}
-		if err == nil {
-			err = write(rec)
-		}
-	}
-	if cerr := ww.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && in.fatal != nil {
-		err = in.fatal
-	}
-	if err == nil && len(in.pending) > 0 {
-		err = fmt.Errorf("%s: internal error: %d records not reported written", in.name, len(in.pending))
-	}
-	return err
-}
-
-// arc adds an ARC input: its records are converted to WARC records and
-// written gzip per record.
-func (in *inputRun) arc(src io.Reader) error {
-	ar, err := arc.NewReader(src, arc.WithName(in.name), arc.WithPolicy(record.Warn), arc.WithProblemFunc(in.problem))
-	if err != nil {
-		return err
-	}
-	conv := arc.NewConverter(ar, arc.WithSourceName(in.name), arc.WithSoftware(in.w.opts.Software))
-	return in.reencode(conv, nil, nil)
+	return cdx.NewIndexer(wr, base, opts...), nil
 }

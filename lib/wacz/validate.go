@@ -316,13 +316,11 @@ func (v *validator) checkCDX(name string) {
 		return
 	}
 	defer rc.Close()
-	lines := 0
 	err = eachLine(rc, func(n int, line []byte) error {
 		s := string(line)
 		if s == "" || s[0] == '!' {
 			return nil
 		}
-		lines++
 		if s < prev {
 			v.add(name, "line %d: not sorted (binary search will miss captures)", n)
 		}
@@ -370,8 +368,6 @@ func (v *validator) checkCDX(name string) {
 	})
 	if err != nil {
 		v.add(name, "%v", err)
-	} else if lines == 0 {
-		v.add(name, "no index lines")
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/wacz"
 	"github.com/urfave/cli/v2"
@@ -450,5 +451,49 @@ func get(c *cli.Context, stdout io.Writer) error {
 }
 
 func index(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
-	return fmt.Errorf("index: not available yet (waits for lib/cdx)")
+	files := c.Args().Slice()
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	bw := bufio.NewWriterSize(stdout, 256<<10)
+	defer bw.Flush()
+	cdx11 := c.Bool("cdx11")
+	if cdx11 {
+		bw.WriteString(cdx.CDX11Header + "\n")
+	}
+	var line []byte
+	for _, name := range files {
+		var r io.Reader = stdin
+		var ra io.ReaderAt
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			r, ra = f, f
+		}
+		ix, err := wacz.NewFileIndexer(r, ra, name)
+		if err != nil {
+			return err
+		}
+		for {
+			e, err := ix.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if cdx11 {
+				line = e.AppendCDX11(line[:0])
+			} else {
+				line = e.AppendCDXJ(line[:0])
+			}
+			if _, err := bw.Write(line); err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Flush()
 }

@@ -1,0 +1,447 @@
+package wacz
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/arcport/arcport/lib/cdx"
+	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/warc"
+)
+
+// indexPrefix bounds how much of a re-encoded record's block is kept for
+// the indexer: the HTTP head (cdx reads at most httpmsg.MaxHeadSize) and a
+// request body (cdx.DefaultMaxRequestBody), with room for the line ends.
+const indexPrefix = 2<<20 + 64<<10
+
+// inputRun adds one input. It is the record.Reader the CDX indexer pulls
+// from: each Next moves the input on by one record, placing the record in
+// archive/ (copying its gzip member as it is, or writing it through the
+// WARC writer), and hands the indexer a view of it whose Offset is the
+// record's sequence number. The indexer's entries are then given the
+// record's real place (file, offset, length) by seq.
+type inputRun struct {
+	w     *Writer
+	name  string
+	sink  *archiveSink
+	fatal error
+
+	raw  bool // copying gzip members as they are
+	src  record.Reader
+	wr   *warc.Reader // raw mode: reads the tapped input
+	tap  *tapReader
+	ww   recordWriter // re-encode mode
+	base int64        // sink offset where the WARC writer's output starts
+	eof  bool
+
+	seq   int64
+	prev  *pendingRec // raw mode: last record read, its place not yet known
+	out   *pendingRec // record whose block the indexer may still be reading
+	carry *record.Record
+
+	mu      sync.Mutex
+	queue   []*pendingRec // given to the WARC writer, awaiting OnWritten
+	placed  map[int64]placement
+	entries []*cdx.Entry // from the indexer, awaiting their record's place
+	prefix  bytes.Buffer
+}
+
+type placement struct {
+	file     string
+	off, len int64
+}
+
+// pendingRec is a record read, waiting for its place.
+type pendingRec struct {
+	rec *record.Record
+	seq int64
+}
+
+func newInputRun(w *Writer, name string, sink *archiveSink) *inputRun {
+	return &inputRun{w: w, name: name, sink: sink, placed: map[int64]placement{}}
+}
+
+func (in *inputRun) readerOpts() []warc.Option {
+	return []warc.Option{warc.WithFilename(in.name), warc.WithPolicy(record.Warn), warc.WithProblemFunc(in.problem)}
+}
+
+// problem sorts reader problems: damage that loses data (truncation,
+// skipped bytes) stops the run unless Lenient; the rest is a warning.
+func (in *inputRun) problem(p *record.Problem) {
+	if p.File == "" {
+		p.File = in.name
+	}
+	if strings.Contains(p.Msg, "member holds more than one record") {
+		return // handled: such members are compressed again
+	}
+	lossy := p.Skipped || strings.Contains(p.Msg, "truncated")
+	if lossy && !in.w.opts.Lenient {
+		in.setFatal(p)
+		return
+	}
+	in.w.warn("warning: %v", p)
+}
+
+func (in *inputRun) setFatal(err error) {
+	in.mu.Lock()
+	if in.fatal == nil {
+		in.fatal = err
+	}
+	in.mu.Unlock()
+}
+
+func (in *inputRun) getFatal() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.fatal
+}
+
+// tapReader copies every byte read from r to w (the raw copy of gzip
+// members into the zip) until stopped.
+type tapReader struct {
+	r       io.Reader
+	w       io.Writer
+	stopped bool
+	err     error
+}
+
+func (t *tapReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 && !t.stopped {
+		if _, werr := t.w.Write(p[:n]); werr != nil {
+			t.err = werr
+			return n, werr
+		}
+	}
+	return n, err
+}
+
+// startRaw sets up the copy of a WARC made of gzip members: the members go
+// into the zip as they are while the decompressed records are indexed.
+func (in *inputRun) startRaw(src io.Reader) error {
+	in.tap = &tapReader{r: src, w: in.sink}
+	wr, err := warc.NewReader(in.tap, in.readerOpts()...)
+	if err != nil {
+		return err
+	}
+	in.raw, in.wr, in.src = true, wr, wr
+	return nil
+}
+
+// startReencode sets up writing the records of src through the WARC
+// writer, one gzip member per record.
+func (in *inputRun) startReencode(src record.Reader) {
+	in.raw, in.src = false, src
+	in.startWriter()
+}
+
+func (in *inputRun) startWriter() {
+	in.base = in.sink.Pos()
+	in.ww = newRecordWriter(in.sink, func(rec *record.Record, off, n int64) {
+		in.mu.Lock()
+		if len(in.queue) == 0 || in.queue[0].rec != rec {
+			in.mu.Unlock()
+			in.setFatal(fmt.Errorf("%s: internal error: WARC writer reported records out of order", in.name))
+			return
+		}
+		pr := in.queue[0]
+		in.queue = in.queue[1:]
+		in.mu.Unlock()
+		if err := in.place(pr.seq, in.base+off, in.base+off+n); err != nil {
+			in.setFatal(err)
+		}
+	})
+}
+
+// index runs the CDX indexer over the input and sends its entries, once
+// placed, to the collection's index.
+func (in *inputRun) index() error {
+	ix := cdx.NewIndexer(in, "")
+	for {
+		e, err := ix.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		in.mu.Lock()
+		in.entries = append(in.entries, e)
+		in.mu.Unlock()
+		if err := in.flushEntries(); err != nil {
+			return err
+		}
+	}
+	if err := in.flushEntries(); err != nil {
+		return err
+	}
+	if len(in.entries) > 0 {
+		return fmt.Errorf("%s: internal error: %d index entries without a place", in.name, len(in.entries))
+	}
+	return in.sink.Close()
+}
+
+// flushEntries gives placed entries their file, offset and length and adds
+// them to the index, in order.
+func (in *inputRun) flushEntries() error {
+	for {
+		in.mu.Lock()
+		if len(in.entries) == 0 {
+			in.mu.Unlock()
+			return nil
+		}
+		e := in.entries[0]
+		seq, ok := e.Offset()
+		if !ok {
+			in.mu.Unlock()
+			return fmt.Errorf("%s: internal error: index entry without a sequence number", in.name)
+		}
+		p, ok := in.placed[seq]
+		if !ok {
+			in.mu.Unlock()
+			return nil
+		}
+		delete(in.placed, seq)
+		in.entries = in.entries[1:]
+		in.mu.Unlock()
+		e.Set(cdx.FieldLength, fmt.Sprint(p.len))
+		e.Set(cdx.FieldOffset, fmt.Sprint(p.off))
+		e.Set(cdx.FieldFilename, p.file)
+		if err := in.w.index.add(strings.TrimSuffix(string(e.AppendCDXJ(nil)), "\n")); err != nil {
+			return err
+		}
+		in.w.stats.Captures++
+	}
+}
+
+// place records where record seq ended up.
+func (in *inputRun) place(seq, start, end int64) error {
+	file, off, err := in.sink.Place(start, end)
+	if err != nil {
+		return err
+	}
+	in.mu.Lock()
+	in.placed[seq] = placement{file, off, end - start}
+	in.mu.Unlock()
+	return nil
+}
+
+// abort releases what a failed run holds.
+func (in *inputRun) abort() {
+	if in.ww != nil {
+		in.ww.Close()
+	}
+}
+
+// Next implements record.Reader for the indexer.
+func (in *inputRun) Next() (*record.Record, error) {
+	if err := in.endOut(); err != nil {
+		return nil, err
+	}
+	if err := in.getFatal(); err != nil {
+		return nil, err
+	}
+	if in.eof {
+		return nil, io.EOF
+	}
+	var view *record.Record
+	var err error
+	if in.raw {
+		view, err = in.nextRaw()
+	}
+	if !in.raw && err == nil && view == nil {
+		view, err = in.nextReencode()
+	}
+	if err == nil {
+		err = in.getFatal()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return view, nil
+}
+
+// endOut finishes the record handed out last: the rest of its block is
+// read (through the page detector) and its captures noted.
+func (in *inputRun) endOut() error {
+	pr := in.out
+	if pr == nil {
+		return nil
+	}
+	in.out = nil
+	if pr.rec.Block != nil {
+		if _, err := io.Copy(io.Discard, pr.rec.Block); err != nil {
+			return err
+		}
+	}
+	in.finish(pr.rec)
+	return in.tapErr()
+}
+
+func (in *inputRun) tapErr() error {
+	if in.tap != nil && in.tap.err != nil {
+		return in.tap.err
+	}
+	return nil
+}
+
+// detect makes rec's block feed the page detector as it is read.
+func (in *inputRun) detect(rec *record.Record, extra io.Writer) {
+	dw := in.w.det.Begin(rec)
+	var ws []io.Writer
+	if dw != nil {
+		ws = append(ws, dw)
+	}
+	if extra != nil {
+		ws = append(ws, extra)
+	}
+	if len(ws) > 0 && rec.Block != nil {
+		rec.Block = io.TeeReader(rec.Block, io.MultiWriter(ws...))
+	}
+}
+
+// finish completes the detector's view of rec and notes its capture time.
+func (in *inputRun) finish(rec *record.Record) {
+	in.w.det.End(rec)
+	switch rec.Type() {
+	case record.Response, record.Resource, record.Revisit:
+		if t, err := rec.Date(); err == nil && rec.TargetURI() != "" {
+			in.w.caps.add(rec.TargetURI(), t)
+		}
+	}
+	in.w.stats.Records++
+}
+
+// nextRaw reads the next record of a gzip input copied as it is. It
+// returns (nil, nil) after switching to re-encoding.
+func (in *inputRun) nextRaw() (*record.Record, error) {
+	rec, err := in.wr.Next()
+	if terr := in.tapErr(); terr != nil {
+		return nil, terr
+	}
+	if ferr := in.getFatal(); ferr != nil {
+		return nil, ferr
+	}
+	if prev := in.prev; prev != nil {
+		in.prev = nil
+		p := prev.rec
+		if p.DiskLength == 0 || (err == nil && rec.Offset == p.Offset) {
+			return nil, in.switchToReencode(prev, rec, err)
+		}
+		if err := in.place(prev.seq, p.Offset, p.Offset+p.DiskLength); err != nil {
+			return nil, err
+		}
+		in.w.stats.CopiedRaw += p.DiskLength
+	}
+	if err == io.EOF {
+		in.eof = true
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, err
+	}
+	pr := &pendingRec{rec: rec, seq: in.seq}
+	in.seq++
+	in.detect(rec, nil)
+	in.prev, in.out = pr, pr
+	return &record.Record{Version: rec.Version, Header: rec.Header, Block: rec.Block, Offset: pr.seq, ARC: rec.ARC}, nil
+}
+
+// switchToReencode is called in raw mode when prev's gzip member holds more
+// than one record: the raw copy from that member on is withdrawn, prev is
+// read again from the withdrawn bytes and written through the WARC writer
+// (the indexer has seen it already), and so are cur and the rest of the
+// input.
+func (in *inputRun) switchToReencode(prev *pendingRec, cur *record.Record, curErr error) error {
+	in.tap.stopped = true
+	sp, err := in.sink.Rewind(prev.rec.Offset)
+	if err != nil {
+		return err
+	}
+	defer sp.Close()
+	again, err := warc.NewReader(sp, warc.WithFilename(in.name), warc.WithPolicy(record.Ignore))
+	if err != nil {
+		return err
+	}
+	first, err := again.Next()
+	if err != nil {
+		return fmt.Errorf("%s: record at offset %d: cannot read it again: %v", in.name, prev.rec.Offset, err)
+	}
+	in.raw = false
+	in.startWriter()
+	in.mu.Lock()
+	in.queue = append(in.queue, &pendingRec{rec: first, seq: prev.seq})
+	in.mu.Unlock()
+	if err := in.ww.WriteRecord(first); err != nil {
+		return err
+	}
+	in.w.stats.Reencoded++
+	switch {
+	case curErr == io.EOF:
+		return in.closeWriter()
+	case curErr != nil:
+		return curErr
+	}
+	in.carry = cur
+	return nil
+}
+
+func (in *inputRun) closeWriter() error {
+	in.eof = true
+	err := in.ww.Close()
+	in.ww = nil
+	if err != nil {
+		return err
+	}
+	in.mu.Lock()
+	n := len(in.queue)
+	in.mu.Unlock()
+	if n > 0 {
+		return fmt.Errorf("%s: internal error: %d records not reported written", in.name, n)
+	}
+	return in.getFatal()
+}
+
+// nextReencode writes the next record through the WARC writer and returns
+// the indexer's view of it: the header as written and the first bytes of
+// the block.
+func (in *inputRun) nextReencode() (*record.Record, error) {
+	if in.eof {
+		return nil, io.EOF
+	}
+	rec := in.carry
+	in.carry = nil
+	if rec == nil {
+		var err error
+		rec, err = in.src.Next()
+		if err == io.EOF {
+			if err := in.closeWriter(); err != nil {
+				return nil, err
+			}
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := in.getFatal(); err != nil {
+			return nil, err
+		}
+	}
+	pr := &pendingRec{rec: rec, seq: in.seq}
+	in.seq++
+	in.prefix.Reset()
+	in.detect(rec, limitedBuffer{&in.prefix, indexPrefix})
+	in.mu.Lock()
+	in.queue = append(in.queue, pr)
+	in.mu.Unlock()
+	if err := in.ww.WriteRecord(rec); err != nil {
+		return nil, err
+	}
+	in.w.stats.Reencoded++
+	in.finish(rec)
+	view := &record.Record{Version: rec.Version, Header: rec.Header, Block: bytes.NewReader(in.prefix.Bytes()), Offset: pr.seq}
+	return view, nil
+}
