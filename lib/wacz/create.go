@@ -271,7 +271,6 @@ func (w *Writer) partBase(name string) string {
 	return cand
 }
 
-
 // NewFileIndexer returns a CDX indexer for one WARC or ARC file (format
 // told from the bytes) whose entries carry filename's base name, as
 // warcio.js cdx-index prints them. ra, when not nil, gives random access to
