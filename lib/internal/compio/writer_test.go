@@ -1,0 +1,100 @@
+package compio
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// TestMemberWriterOrder submits members of varied sizes with high
+// concurrency and checks they come back in order through MemberReader,
+// at the offsets OnMember reported, inline members included.
+func TestMemberWriterOrder(t *testing.T) {
+	for _, f := range []Format{Gzip, Zstd, Plain} {
+		t.Run(f.String(), func(t *testing.T) {
+			var out bytes.Buffer
+			type rep struct{ tag, off, n int64 }
+			var reps []rep
+			var dict []byte
+			if f == Zstd {
+				dict = []byte(strings.Repeat("member content dictionary ", 40))
+			}
+			m, err := NewMemberWriter(&out, WriterOptions{Format: f, Concurrency: 8, Dict: dict, OnMember: func(tag any, off, n int64) {
+				reps = append(reps, rep{int64(tag.(int)), off, n})
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for i := range 200 {
+				s := fmt.Sprintf("member %d %s", i, strings.Repeat("x", (i*7919)%20000))
+				want = append(want, s)
+				if i%50 == 7 {
+					if err := m.WriteInline(strings.NewReader(s), i); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				b := m.Buffer()
+				b.B = append(b.B, "prefix to skip"...)
+				b.Start = len(b.B)
+				b.B = append(b.B, s...)
+				if err := m.Submit(b, i); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := m.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if len(reps) != len(want) {
+				t.Fatalf("%d reports", len(reps))
+			}
+			for i, r := range reps {
+				if r.tag != int64(i) || (i > 0 && r.off != reps[i-1].off+reps[i-1].n) {
+					t.Fatalf("report %d: %+v after %+v", i, r, reps[max(i-1, 0)])
+				}
+			}
+			if f == Plain {
+				if out.String() != strings.Join(want, "") {
+					t.Error("plain output differs")
+				}
+				return
+			}
+			mr, err := NewMemberReader(bytes.NewReader(out.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; ; i++ {
+				off, err := mr.Next()
+				if err == io.EOF {
+					if i != len(want) {
+						t.Errorf("%d members", i)
+					}
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := io.ReadAll(mr)
+				if err != nil || string(b) != want[i] || off != reps[i].off || mr.Offset()-off != reps[i].n {
+					t.Fatalf("member %d at %d (reported %d+%d): %v %.20q", i, off, reps[i].off, reps[i].n, err, b)
+				}
+			}
+		})
+	}
+}
+
+// TestMemberWriterDictFrame checks the IIPC dictionary frame bytes.
+func TestMemberWriterDictFrame(t *testing.T) {
+	var out bytes.Buffer
+	m, err := NewMemberWriter(&out, WriterOptions{Format: Zstd, Dict: []byte("abc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	if got := out.Bytes(); !bytes.Equal(got, []byte{0x5D, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 'a', 'b', 'c'}) {
+		t.Errorf("dictionary frame % x", got)
+	}
+}
