@@ -1,21 +1,95 @@
 package htcachecli
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/arcport/arcport/lib/arc"
+	"github.com/arcport/arcport/lib/htcache"
+	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/warc"
 )
 
-// exportCommand is `htcache export`; it needs the WARC and ARC writers.
+// exportCommand is `htcache export`.
 func exportCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "export",
-		Usage:     "export the cache as WARC (gzip per record) or ARC: a warcinfo record, then one response record per entry",
+		Name: "export",
+		Usage: "export the cache as WARC 1.1 (gzip per record; a warcinfo record naming the HTTrack version and command line, " +
+			"then one response record per entry) or ARC v1",
 		ArgsUsage: "DIR|ZIP",
 		Flags: []cli.Flag{flagOut, flagQuiet, flagStrict, flagTZ,
-			&cli.StringFlag{Name: "format", Value: "warc", Usage: "warc or arc"}},
-		Action: func(c *cli.Context) error {
-			return errors.New("export: not available yet (waiting for lib/warc writer)")
-		},
+			&cli.StringFlag{Name: "format", Value: "warc", Usage: "warc or arc"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print a summary on stderr"}},
+		Action: cmdExport,
 	}
+}
+
+func cmdExport(c *cli.Context) error {
+	format := strings.ToLower(c.String("format"))
+	if format != "warc" && format != "arc" {
+		return cliutil.Usagef("--format: want warc or arc, got %q", c.String("format"))
+	}
+	hc, err := open(c, 1)
+	if err != nil {
+		return err
+	}
+	defer hc.Close()
+	var opts []htcache.Option
+	if format == "warc" {
+		opts = append(opts, htcache.WithWarcinfo("arcport htcache/"+cliutil.Version))
+	}
+	rr, err := htcache.NewRecordReader(hc, opts...)
+	if err != nil {
+		return err
+	}
+	defer rr.Close()
+	err = writeOutput(c, func(w io.Writer) error {
+		var wr record.Writer
+		if format == "warc" {
+			wr = warc.NewWriter(w)
+		} else {
+			name := "htcache.arc"
+			if o := c.String("output"); o != "" && o != "-" {
+				name = strings.TrimSuffix(filepath.Base(o), ".gz")
+			}
+			aopts := []arc.WriterOption{arc.WithARCFilename(name), arc.WithOrigin("HTTrack-" + orDash(hc.Log.Version))}
+			if !hc.Log.Launched.IsZero() {
+				aopts = append(aopts, arc.WithARCDate(hc.Log.Launched))
+			}
+			wr = arc.NewWriter(w, aopts...)
+		}
+		for {
+			r, err := rr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if err := wr.WriteRecord(r); err != nil {
+				return fmt.Errorf("%s: entry at offset %d (%s): %w", hc.Path, r.Offset, r.TargetURI(), err)
+			}
+		}
+		return wr.Close()
+	})
+	if err != nil {
+		return err
+	}
+	s := hc.ScanSummary()
+	quiet := c.Bool("quiet")
+	if s.Recovered && !quiet {
+		fmt.Fprintf(c.App.ErrWriter, "htcache: %s: no central directory (interrupted crawl): recovered %d complete entries from local headers\n",
+			hc.Path, s.Entries)
+	}
+	if c.Bool("verbose") && !quiet {
+		st := rr.Stats
+		fmt.Fprintf(c.App.ErrWriter, "htcache: %d records (%d bytes of bodies); %d without stored body, %d truncated; skipped: %d missing files, %d HTTrack-internal errors\n",
+			st.Records, st.BodyBytes, st.NoBody, st.Truncated, st.Missing, st.Internal)
+	}
+	return nil
 }
