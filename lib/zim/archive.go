@@ -116,7 +116,8 @@ func Open(name string, opts ...Option) (*Archive, error) {
 }
 
 // OpenEmbedded opens an archive of size bytes stored at offset inside file
-// name (size <= 0: up to the end of the file).
+// name. With size <= 0 the size is taken from the header (checksum
+// position + 16) when it has a checksum, else up to the end of the file.
 func OpenEmbedded(name string, offset, size int64, opts ...Option) (*Archive, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -133,6 +134,12 @@ func OpenEmbedded(name string, offset, size int64, opts ...Option) (*Archive, er
 	}
 	if size <= 0 {
 		size = st.Size() - offset
+		var hb [HeaderSize]byte
+		if _, err := f.ReadAt(hb[:], offset); err == nil {
+			if h, msg := parseHeader(hb[:]); msg == "" && h.HasChecksum() && h.ChecksumPos <= uint64(size-16) {
+				size = int64(h.ChecksumPos) + 16
+			}
+		}
 	}
 	a, err := New(io.NewSectionReader(f, offset, size), size, append([]Option{WithName(name)}, opts...)...)
 	if err != nil {

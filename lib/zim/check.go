@@ -134,7 +134,7 @@ func (a *Archive) Check(o CheckOptions) []Problem {
 	if h.TitlePtrPos != 1<<64-1 {
 		ps = append(ps, a.checkTitleList("title pointer list", int64(h.TitlePtrPos), h.EntryCount)...)
 	}
-	if off, n, ok := a.listingBlob("listing/titleOrdered/v0"); ok {
+	if off, n, ok := a.listingBlob("listing/titleOrdered/v0"); ok && !(off == int64(h.TitlePtrPos) && h.TitlePtrPos != 1<<64-1) {
 		ps = append(ps, a.checkTitleList("X/listing/titleOrdered/v0", off, n)...)
 	}
 	if a.frontArticles {

@@ -135,7 +135,8 @@ func parseArgs(args []string) *parsed {
 			}
 			o := longOpts[matches[0]]
 			if o.hasArg && !hasVal {
-				if i+1 >= len(args) {
+				// docopt cannot tell an empty argument or "--" from none
+				if i+1 >= len(args) || args[i+1] == "" || args[i+1] == "--" {
 					p.errs = fmt.Sprintf("--%s requires an argument", o.name)
 					return p
 				}

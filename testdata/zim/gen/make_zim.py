@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Write test ZIM archives with python3-libzim (the openzim writer).
 
-usage: make_zim.py edge OUT.zim [none|zstd]
+usage: make_zim.py edge OUT.zim [none|zstd] [safe]   (safe: without the ../ and /abs names)
        make_zim.py bench OUT.zim N      (N articles, ~2 KB each, plus redirects and images)
 """
 import sys
@@ -37,7 +37,7 @@ def html(title, body=""):
     return f"<html><head><title>{title}</title></head><body><h1>{title}</h1>{body}</body></html>"
 
 
-def edge(out, comp):
+def edge(out, comp, safe=False):
     c = Creator(out).config_indexing(False, "eng")
     c.config_compression(Compression.none if comp == "none" else Compression.zstd)
     with c:
@@ -65,14 +65,18 @@ def edge(out, comp):
             ("sp ace.css", "", "text/css", "body{color:red}", False),
             ("data.bin", "", "application/octet-stream", bytes(range(256)) * 40, False),
         ]
+        evil = ("../", "/abs", "a/../", "./")
         for p, t, m, b, f in items:
+            if safe and p.startswith(evil):
+                continue
             c.add_item(It(p, t, m, b, f))
         c.add_redirection("redir.html", "Redirect to C", "a/b/c.html", {Hint.FRONT_ARTICLE: True})
         c.add_redirection("img-redirect", "Image redirect", "img.png", {})
         c.add_redirection("r1.html", "Chain 1", "r2.html", {})
         c.add_redirection("r2.html", "Chain 2", "index.html", {})
         c.add_redirection("deep/er/redir.html", "Deep redirect", "q?x=1&y=2.html", {})
-        c.add_redirection("../evil-redirect.html", "Evil redirect", "a/b/c.html", {})
+        if not safe:
+            c.add_redirection("../evil-redirect.html", "Evil redirect", "a/b/c.html", {})
 
 
 def bench(out, n):
@@ -99,7 +103,7 @@ def bench(out, n):
 
 if __name__ == "__main__":
     if sys.argv[1] == "edge":
-        edge(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "zstd")
+        edge(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "zstd", "safe" in sys.argv[4:])
     elif sys.argv[1] == "bench":
         bench(sys.argv[2], int(sys.argv[3]))
     else:
