@@ -1,0 +1,309 @@
+package cdx
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// DefaultSortChunk is the default amount of line data a Sorter holds in
+// memory before it writes a sorted run to a temporary file.
+const DefaultSortChunk = 64 << 20
+
+// DefaultFanIn is the default number of runs merged at once.
+const DefaultFanIn = 64
+
+// SortOption configures a Sorter.
+type SortOption func(*Sorter)
+
+// WithChunkSize sets the bytes of lines held in memory per run.
+func WithChunkSize(n int) SortOption { return func(s *Sorter) { s.chunk = max(n, 1) } }
+
+// WithTempDir sets the directory of the temporary run files ("" means
+// os.TempDir()).
+func WithTempDir(dir string) SortOption { return func(s *Sorter) { s.dir = dir } }
+
+// WithFanIn sets how many runs are merged at once (at least 2); more runs
+// are first merged into intermediate runs.
+func WithFanIn(n int) SortOption { return func(s *Sorter) { s.fanIn = max(n, 2) } }
+
+// WithUnique drops repeated identical lines, as cdxj-indexer's sort does.
+func WithUnique(on bool) SortOption { return func(s *Sorter) { s.unique = on } }
+
+// Sorter sorts lines in byte order (as `LC_ALL=C sort` does) with bounded
+// memory: lines are gathered up to the chunk size, sorted, and written as
+// runs to temporary files, which are then merged. Memory use is about the
+// chunk size plus 64 KiB per merged run, whatever the number of lines.
+type Sorter struct {
+	chunk  int
+	dir    string
+	fanIn  int
+	unique bool
+
+	arena []byte
+	spans []span
+	runs   []string
+	spills int
+	done   bool
+}
+
+type span struct{ start, end int }
+
+// NewSorter returns a Sorter.
+func NewSorter(opts ...SortOption) *Sorter {
+	s := &Sorter{chunk: DefaultSortChunk, fanIn: DefaultFanIn}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// ErrSorterDone is returned by Add after WriteTo or Close.
+var ErrSorterDone = errors.New("cdx: sorter already used")
+
+// Add adds one line (without its newline; a trailing "\n" is removed).
+// The bytes are copied.
+func (s *Sorter) Add(line []byte) error {
+	if s.done {
+		return ErrSorterDone
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	if bytes.IndexByte(line, '\n') >= 0 {
+		return errors.New("cdx: sorter line holds a newline")
+	}
+	if len(s.arena)+len(line) > s.chunk && len(s.spans) > 0 {
+		if err := s.spill(); err != nil {
+			return err
+		}
+	}
+	st := len(s.arena)
+	s.arena = append(s.arena, line...)
+	s.spans = append(s.spans, span{st, len(s.arena)})
+	return nil
+}
+
+// Runs returns how many sorted runs were written to temporary files.
+func (s *Sorter) Runs() int { return s.spills }
+
+func (s *Sorter) sortMemory() {
+	a := s.arena
+	slices.SortFunc(s.spans, func(x, y span) int { return bytes.Compare(a[x.start:x.end], a[y.start:y.end]) })
+}
+
+// spill writes the lines in memory as a sorted run.
+func (s *Sorter) spill() error {
+	s.sortMemory()
+	f, err := os.CreateTemp(s.dir, "cdxsort-*.run")
+	if err != nil {
+		return fmt.Errorf("cdx: sort: %w", err)
+	}
+	s.runs = append(s.runs, f.Name())
+	s.spills++
+	bw := bufio.NewWriterSize(f, 256<<10)
+	var prev []byte
+	for i, sp := range s.spans {
+		line := s.arena[sp.start:sp.end]
+		if s.unique && i > 0 && bytes.Equal(line, prev) {
+			continue
+		}
+		bw.Write(line)
+		bw.WriteByte('\n')
+		prev = line
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("cdx: sort: writing %s: %w", f.Name(), err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("cdx: sort: %w", err)
+	}
+	s.arena = s.arena[:0]
+	s.spans = s.spans[:0]
+	return nil
+}
+
+// Each calls fn with every line in sorted order (the slice is valid only
+// during the call), then removes the temporary files.
+func (s *Sorter) Each(fn func(line []byte) error) error {
+	if s.done {
+		return ErrSorterDone
+	}
+	defer s.Close()
+	if len(s.runs) == 0 {
+		s.done = true
+		s.sortMemory()
+		var prev []byte
+		for i, sp := range s.spans {
+			line := s.arena[sp.start:sp.end]
+			if s.unique && i > 0 && bytes.Equal(line, prev) {
+				continue
+			}
+			if err := fn(line); err != nil {
+				return err
+			}
+			prev = line
+		}
+		return nil
+	}
+	if len(s.spans) > 0 {
+		if err := s.spill(); err != nil {
+			return err
+		}
+	}
+	s.done = true
+	s.arena, s.spans = nil, nil
+	// Merge down to at most fanIn runs.
+	for len(s.runs) > s.fanIn {
+		var next []string
+		for i := 0; i < len(s.runs); i += s.fanIn {
+			group := s.runs[i:min(i+s.fanIn, len(s.runs))]
+			if len(group) == 1 {
+				next = append(next, group[0])
+				continue
+			}
+			f, err := os.CreateTemp(s.dir, "cdxsort-*.run")
+			if err != nil {
+				return fmt.Errorf("cdx: sort: %w", err)
+			}
+			bw := bufio.NewWriterSize(f, 256<<10)
+			err = s.merge(group, func(line []byte) error {
+				bw.Write(line)
+				return bw.WriteByte('\n')
+			})
+			if err == nil {
+				err = bw.Flush()
+			}
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			for _, g := range group {
+				os.Remove(g)
+			}
+			next = append(next, f.Name())
+			if err != nil {
+				s.runs = append(next, s.runs[i+len(group):]...)
+				return fmt.Errorf("cdx: sort: %w", err)
+			}
+		}
+		s.runs = next
+	}
+	return s.merge(s.runs, fn)
+}
+
+// WriteTo writes the sorted lines to w, each ending in "\n".
+func (s *Sorter) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	var n int64
+	err := s.Each(func(line []byte) error {
+		n += int64(len(line)) + 1
+		bw.Write(line)
+		return bw.WriteByte('\n')
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, bw.Flush()
+}
+
+// Close removes the temporary files. It is safe to call more than once.
+func (s *Sorter) Close() error {
+	s.done = true
+	var first error
+	for _, r := range s.runs {
+		if err := os.Remove(r); err != nil && !os.IsNotExist(err) && first == nil {
+			first = err
+		}
+	}
+	s.runs = nil
+	s.arena, s.spans = nil, nil
+	return first
+}
+
+type runReader struct {
+	br   *bufio.Reader
+	f    *os.File
+	line []byte
+}
+
+func (r *runReader) next() (bool, error) {
+	line, err := r.br.ReadBytes('\n')
+	if err == io.EOF && len(line) == 0 {
+		return false, nil
+	}
+	if err != nil && err != io.EOF {
+		return false, err
+	}
+	r.line = bytes.TrimSuffix(line, []byte("\n"))
+	return true, nil
+}
+
+type runHeap []*runReader
+
+func (h runHeap) Len() int           { return len(h) }
+func (h runHeap) Less(i, j int) bool { return bytes.Compare(h[i].line, h[j].line) < 0 }
+func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)        { *h = append(*h, x.(*runReader)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// merge merges sorted run files into fn.
+func (s *Sorter) merge(files []string, fn func([]byte) error) error {
+	h := make(runHeap, 0, len(files))
+	defer func() {
+		for _, r := range h {
+			r.f.Close()
+		}
+	}()
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return fmt.Errorf("cdx: sort: %w", err)
+		}
+		r := &runReader{br: bufio.NewReaderSize(f, 64<<10), f: f}
+		ok, err := r.next()
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("cdx: sort: reading %s: %w", name, err)
+		}
+		if !ok {
+			f.Close()
+			continue
+		}
+		h = append(h, r)
+	}
+	heap.Init(&h)
+	var prev []byte
+	havePrev := false
+	for len(h) > 0 {
+		r := h[0]
+		if !(s.unique && havePrev && bytes.Equal(r.line, prev)) {
+			if err := fn(r.line); err != nil {
+				return err
+			}
+			if s.unique {
+				prev = append(prev[:0], r.line...)
+				havePrev = true
+			}
+		}
+		ok, err := r.next()
+		if err != nil {
+			return fmt.Errorf("cdx: sort: reading %s: %w", r.f.Name(), err)
+		}
+		if ok {
+			heap.Fix(&h, 0)
+		} else {
+			r.f.Close()
+			heap.Pop(&h)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,554 @@
+package cdx
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// ZipNum defaults, as py-wacz writes WACZ indexes.
+const (
+	// DefaultBlockLines is the number of CDXJ lines per gzip member
+	// (py-wacz and ArchiveWeb.page use 1024; cdxj-indexer's own default
+	// is 300).
+	DefaultBlockLines = 1024
+	// ZipNumFormat is the format named in the idx "!meta" line.
+	ZipNumFormat = "cdxj-gzip-1.0"
+	// DefaultZipNumFile is the name of the compressed index in a WACZ.
+	DefaultZipNumFile = "index.cdx.gz"
+)
+
+// ZipNumOption configures a ZipNumWriter.
+type ZipNumOption func(*ZipNumWriter)
+
+// WithBlockLines sets the number of lines per gzip member.
+func WithBlockLines(n int) ZipNumOption { return func(z *ZipNumWriter) { z.lines = max(n, 1) } }
+
+// WithDataName sets the file name given in the idx "!meta" line.
+func WithDataName(name string) ZipNumOption { return func(z *ZipNumWriter) { z.name = name } }
+
+// WithBlockDigests sets whether idx lines carry "digest": "sha256:<hex>"
+// of their gzip member (on by default, as py-wacz writes them).
+func WithBlockDigests(on bool) ZipNumOption { return func(z *ZipNumWriter) { z.digest = on } }
+
+// WithGzipLevel sets the compression level of the members (default
+// gzip.DefaultCompression).
+func WithGzipLevel(level int) ZipNumOption { return func(z *ZipNumWriter) { z.level = level } }
+
+// ZipNumWriter writes a ZipNum index from sorted CDXJ lines: the data file
+// (index.cdx.gz) as one gzip member per block of lines, and the summary
+// (index.idx) exactly as cdxj-indexer's CompressedWriter (used by py-wacz)
+// writes it:
+//
+//	!meta 0 {"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"}
+//	<urlkey> <timestamp> {"offset": 0, "length": 1234, "digest": "sha256:..."}
+//
+// where each summary line starts with the key and timestamp of its block's
+// first line, and offset and length locate the member in the data file.
+type ZipNumWriter struct {
+	data, idx io.Writer
+	lines     int
+	name      string
+	digest    bool
+	level     int
+
+	block   bytes.Buffer
+	n       int
+	prefix  string
+	offset  int64
+	started bool
+	comp    bytes.Buffer
+	gz      *gzip.Writer
+	blocks  int
+}
+
+// NewZipNumWriter returns a writer of the data file to data and the summary
+// to idx. Lines must be given in sorted order.
+func NewZipNumWriter(data, idx io.Writer, opts ...ZipNumOption) *ZipNumWriter {
+	z := &ZipNumWriter{data: data, idx: idx, lines: DefaultBlockLines, name: DefaultZipNumFile,
+		digest: true, level: gzip.DefaultCompression}
+	for _, o := range opts {
+		o(z)
+	}
+	return z
+}
+
+// WriteLine adds one CDXJ line (a trailing newline is optional).
+func (z *ZipNumWriter) WriteLine(line []byte) error {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	if !z.started {
+		meta, _ := json.Marshal(z.name)
+		if _, err := fmt.Fprintf(z.idx, "!meta 0 {\"format\": %q, \"filename\": %s}\n", ZipNumFormat, meta); err != nil {
+			return err
+		}
+		z.started = true
+	}
+	if z.n == 0 {
+		p, _, _ := bytes.Cut(line, []byte("{"))
+		z.prefix = strings.TrimSpace(string(p))
+	}
+	z.block.Write(line)
+	z.block.WriteByte('\n')
+	z.n++
+	if z.n >= z.lines {
+		return z.flush()
+	}
+	return nil
+}
+
+// Blocks returns the number of gzip members written so far.
+func (z *ZipNumWriter) Blocks() int { return z.blocks }
+
+func (z *ZipNumWriter) flush() error {
+	if z.n == 0 {
+		return nil
+	}
+	z.comp.Reset()
+	if z.gz == nil {
+		gz, err := gzip.NewWriterLevel(&z.comp, z.level)
+		if err != nil {
+			return err
+		}
+		z.gz = gz
+	} else {
+		z.gz.Reset(&z.comp)
+	}
+	z.gz.Write(z.block.Bytes())
+	if err := z.gz.Close(); err != nil {
+		return err
+	}
+	member := z.comp.Bytes()
+	if _, err := z.data.Write(member); err != nil {
+		return err
+	}
+	line := fmt.Sprintf("%s {\"offset\": %d, \"length\": %d", z.prefix, z.offset, len(member))
+	if z.digest {
+		sum := sha256.Sum256(member)
+		line += ", \"digest\": \"sha256:" + hex.EncodeToString(sum[:]) + "\""
+	}
+	if _, err := io.WriteString(z.idx, line+"}\n"); err != nil {
+		return err
+	}
+	z.offset += int64(len(member))
+	z.block.Reset()
+	z.n = 0
+	z.blocks++
+	return nil
+}
+
+// Close writes the last block. It does not close the underlying writers.
+func (z *ZipNumWriter) Close() error {
+	if !z.started {
+		// An empty index still gets its meta line.
+		meta, _ := json.Marshal(z.name)
+		if _, err := fmt.Fprintf(z.idx, "!meta 0 {\"format\": %q, \"filename\": %s}\n", ZipNumFormat, meta); err != nil {
+			return err
+		}
+		z.started = true
+	}
+	return z.flush()
+}
+
+// Block is one summary line of a ZipNum idx.
+type Block struct {
+	Key      string // "urlkey timestamp" of the block's first line
+	Offset   int64
+	Length   int64
+	Digest   string // "sha256:<hex>" or ""
+	Filename string // the data file holding the block
+}
+
+// ZipNum searches a ZipNum index: a binary search in the summary (read
+// through an io.ReaderAt, never whole) finds the first block that can hold
+// a key, and the blocks are read with ranged reads of the data file.
+type ZipNum struct {
+	idx       io.ReaderAt
+	idxSize   int64
+	dataStart int64
+	open      func(name string) (io.ReaderAt, error)
+	files     map[string]io.ReaderAt
+	// Format and Filename come from the "!meta" line ("" when absent).
+	Format, Filename string
+	// VerifyDigests makes block reads check the sha256 digest given in
+	// the summary.
+	VerifyDigests bool
+}
+
+// ErrBadIndex is wrapped by errors about malformed ZipNum indexes.
+var ErrBadIndex = errors.New("bad ZipNum index")
+
+// OpenZipNum opens the summary idx of idxSize bytes; open returns the data
+// file a block names (the "!meta" filename by default).
+func OpenZipNum(idx io.ReaderAt, idxSize int64, open func(filename string) (io.ReaderAt, error)) (*ZipNum, error) {
+	z := &ZipNum{idx: idx, idxSize: idxSize, open: open, files: map[string]io.ReaderAt{}, Filename: DefaultZipNumFile}
+	line, next, err := readLineAt(idx, idxSize, 0)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(line, "!meta") {
+		i := strings.Index(line, " {")
+		if i < 0 {
+			return nil, fmt.Errorf("%w: line 1: meta line without JSON", ErrBadIndex)
+		}
+		var meta struct {
+			Format   string `json:"format"`
+			Filename string `json:"filename"`
+		}
+		if err := json.Unmarshal([]byte(line[i+1:]), &meta); err != nil {
+			return nil, fmt.Errorf("%w: line 1: %v", ErrBadIndex, err)
+		}
+		z.Format = meta.Format
+		if meta.Filename != "" {
+			z.Filename = meta.Filename
+		}
+		z.dataStart = next
+	}
+	return z, nil
+}
+
+// readLineAt reads the line starting at off (without its newline) and
+// returns the offset of the next line.
+func readLineAt(ra io.ReaderAt, size, off int64) (string, int64, error) {
+	var buf []byte
+	chunk := make([]byte, 4096)
+	for p := off; p < size; {
+		n, err := ra.ReadAt(chunk[:min(int64(len(chunk)), size-p)], p)
+		if i := bytes.IndexByte(chunk[:n], '\n'); i >= 0 {
+			buf = append(buf, chunk[:i]...)
+			return strings.TrimSuffix(string(buf), "\r"), p + int64(i) + 1, nil
+		}
+		buf = append(buf, chunk[:n]...)
+		p += int64(n)
+		if len(buf) > MaxLineSize {
+			return "", 0, fmt.Errorf("%w: line at offset %d too long", ErrBadIndex, off)
+		}
+		if err != nil && err != io.EOF {
+			return "", 0, err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return strings.TrimSuffix(string(buf), "\r"), size, nil
+}
+
+// nextLineStart returns the first line start at or after off (lines start
+// at from or after a newline).
+func nextLineStart(ra io.ReaderAt, size, from, off int64) (int64, error) {
+	if off <= from {
+		return from, nil
+	}
+	b := make([]byte, 4096)
+	for p := off - 1; p < size; {
+		n, err := ra.ReadAt(b[:min(int64(len(b)), size-p)], p)
+		if i := bytes.IndexByte(b[:n], '\n'); i >= 0 {
+			return p + int64(i) + 1, nil
+		}
+		p += int64(n)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return size, nil
+}
+
+// searchLines finds the start of the last line in [from, size) whose text
+// compares below target (lines sorted in byte order), or from when none
+// does.
+func searchLines(ra io.ReaderAt, size, from int64, target string) (int64, error) {
+	best := int64(-1)
+	lo, hi := from, size
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		s, err := nextLineStart(ra, size, from, mid)
+		if err != nil {
+			return 0, err
+		}
+		if s >= hi {
+			hi = mid
+			continue
+		}
+		line, next, err := readLineAt(ra, size, s)
+		if err != nil {
+			return 0, err
+		}
+		if line < target {
+			best = s
+			lo = next
+		} else {
+			hi = mid
+		}
+	}
+	if best < 0 {
+		return from, nil
+	}
+	return best, nil
+}
+
+// parseBlock parses a summary line.
+func (z *ZipNum) parseBlock(line string, lineOff int64) (Block, error) {
+	i := strings.Index(line, " {")
+	if i < 0 {
+		return Block{}, fmt.Errorf("%w: line at offset %d: no JSON", ErrBadIndex, lineOff)
+	}
+	var v struct {
+		Offset   json.Number `json:"offset"`
+		Length   json.Number `json:"length"`
+		Digest   string      `json:"digest"`
+		Filename string      `json:"filename"`
+	}
+	d := json.NewDecoder(strings.NewReader(line[i+1:]))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return Block{}, fmt.Errorf("%w: line at offset %d: %v", ErrBadIndex, lineOff, err)
+	}
+	off, err1 := strconv.ParseInt(v.Offset.String(), 10, 64)
+	n, err2 := strconv.ParseInt(v.Length.String(), 10, 64)
+	if err1 != nil || err2 != nil || off < 0 || n <= 0 {
+		return Block{}, fmt.Errorf("%w: line at offset %d: bad offset %q or length %q", ErrBadIndex, lineOff, v.Offset, v.Length)
+	}
+	b := Block{Key: line[:i], Offset: off, Length: n, Digest: v.Digest, Filename: v.Filename}
+	if b.Filename == "" {
+		b.Filename = z.Filename
+	}
+	return b, nil
+}
+
+// Blocks calls fn with every summary line in order.
+func (z *ZipNum) Blocks(fn func(Block) error) error {
+	for off := z.dataStart; off < z.idxSize; {
+		line, next, err := readLineAt(z.idx, z.idxSize, off)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(line) != "" {
+			b, err := z.parseBlock(line, off)
+			if err != nil {
+				return err
+			}
+			if err := fn(b); err != nil {
+				return err
+			}
+		}
+		off = next
+	}
+	return nil
+}
+
+// ReadBlock returns the lines of one block, checking its digest when
+// VerifyDigests is set.
+func (z *ZipNum) ReadBlock(b Block, fn func(line []byte) error) error {
+	ra, ok := z.files[b.Filename]
+	if !ok {
+		var err error
+		if ra, err = z.open(b.Filename); err != nil {
+			return err
+		}
+		z.files[b.Filename] = ra
+	}
+	var src io.Reader = io.NewSectionReader(ra, b.Offset, b.Length)
+	var h hash.Hash
+	if z.VerifyDigests && strings.HasPrefix(b.Digest, "sha256:") {
+		h = sha256.New()
+		src = io.TeeReader(src, h)
+	}
+	gz, err := gzip.NewReader(src)
+	if err != nil {
+		return fmt.Errorf("%s: block at offset %d: %w", b.Filename, b.Offset, err)
+	}
+	gz.Multistream(false)
+	br := bufio.NewReaderSize(gz, 64<<10)
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		line = append(line, frag...)
+		if err == bufio.ErrBufferFull {
+			if len(line) > MaxLineSize {
+				return fmt.Errorf("%s: block at offset %d: %w", b.Filename, b.Offset, ErrLineTooLong)
+			}
+			continue
+		}
+		if len(line) > 0 {
+			if ferr := fn(bytes.TrimSuffix(line, []byte("\n"))); ferr != nil {
+				return ferr
+			}
+		}
+		line = line[:0]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: block at offset %d: %w", b.Filename, b.Offset, err)
+		}
+	}
+	if h != nil {
+		io.Copy(io.Discard, src)
+		if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != b.Digest {
+			return fmt.Errorf("%s: block at offset %d: digest %s, summary says %s", b.Filename, b.Offset, got, b.Digest)
+		}
+	}
+	return nil
+}
+
+// errStop ends a scan early.
+var errStop = errors.New("stop")
+
+// Range calls fn with every entry whose line L has from <= L < to, in
+// order (to == "" means no upper bound).
+func (z *ZipNum) Range(from, to string, fn func(*Entry) error) error {
+	start, err := searchLines(z.idx, z.idxSize, z.dataStart, from)
+	if err != nil {
+		return err
+	}
+	for off := start; off < z.idxSize; {
+		line, next, err := readLineAt(z.idx, z.idxSize, off)
+		if err != nil {
+			return err
+		}
+		lineOff := off
+		off = next
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		b, err := z.parseBlock(line, lineOff)
+		if err != nil {
+			return err
+		}
+		if to != "" && b.Key >= to {
+			break
+		}
+		err = z.ReadBlock(b, func(l []byte) error {
+			s := string(l)
+			if s < from {
+				return nil
+			}
+			if to != "" && s >= to {
+				return errStop
+			}
+			e, err := ParseCDXJ(l)
+			if err != nil {
+				return fmt.Errorf("%s: block at offset %d: %w", b.Filename, b.Offset, err)
+			}
+			return fn(&e)
+		})
+		if err == errStop {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Prefix calls fn with every entry whose key starts with prefix (a SURT
+// prefix such as "com,example)/" for a whole site).
+func (z *ZipNum) Prefix(prefix string, fn func(*Entry) error) error {
+	return z.Range(prefix, prefix+"\xff", fn)
+}
+
+// Lookup returns the captures of url (keyed with surt.Key by the caller's
+// choice of key: pass the SURT key). When timestamp is not empty they are
+// ordered by distance from it, closest first (ties: earlier first);
+// otherwise in index order.
+func (z *ZipNum) Lookup(urlkey, timestamp string) ([]*Entry, error) {
+	var out []*Entry
+	err := z.Range(urlkey+" ", urlkey+"!", func(e *Entry) error {
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	SortClosest(out, timestamp)
+	return out, nil
+}
+
+// SortClosest orders entries by the distance of their timestamps from ts
+// (closest first, earlier first on ties). An empty ts leaves the order.
+func SortClosest(es []*Entry, ts string) {
+	if ts == "" {
+		return
+	}
+	want := tsNumber(ts)
+	sort.SliceStable(es, func(i, j int) bool {
+		di, dj := absDiff(tsNumber(es[i].Timestamp), want), absDiff(tsNumber(es[j].Timestamp), want)
+		if di != dj {
+			return di < dj
+		}
+		return es[i].Timestamp < es[j].Timestamp
+	})
+}
+
+// tsNumber reads a timestamp of up to 14 digits as seconds since year 0
+// (shorter ones completed as the Wayback Machine does).
+func tsNumber(ts string) int64 {
+	const pad = "00000101000000"
+	d := ts
+	if len(d) > 14 {
+		d = d[:14]
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			d = d[:i]
+			break
+		}
+	}
+	d += pad[len(d):]
+	n := func(s string) int64 { v, _ := strconv.ParseInt(s, 10, 64); return v }
+	y, mo, dd, h, mi, s := n(d[0:4]), n(d[4:6]), n(d[6:8]), n(d[8:10]), n(d[10:12]), n(d[12:14])
+	return ((((y*12+mo)*31+dd)*24+h)*60+mi)*60 + s
+}
+
+func absDiff(a, b int64) int64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+// SearchCDXJ calls fn with the entries L (from <= L < to, to == "" for no
+// bound) of a sorted plain CDXJ file read through ra, finding the first by
+// binary search.
+func SearchCDXJ(ra io.ReaderAt, size int64, from, to string, fn func(*Entry) error) error {
+	start, err := searchLines(ra, size, 0, from)
+	if err != nil {
+		return err
+	}
+	for off := start; off < size; {
+		line, next, err := readLineAt(ra, size, off)
+		if err != nil {
+			return err
+		}
+		lineOff := off
+		off = next
+		if line < from || strings.TrimSpace(line) == "" || line[0] == '!' {
+			continue
+		}
+		if to != "" && line >= to {
+			break
+		}
+		e, err := ParseCDXJ([]byte(line))
+		if err != nil {
+			return fmt.Errorf("line at offset %d: %w", lineOff, err)
+		}
+		if err := fn(&e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
