@@ -45,8 +45,8 @@ type Sorter struct {
 	fanIn  int
 	unique bool
 
-	arena []byte
-	spans []span
+	arena  []byte
+	spans  []span
 	runs   []string
 	spills int
 	done   bool
