@@ -1,0 +1,375 @@
+// Package mirrorget is the command line of mirrorget, the HTTrack-style
+// crawler of "Copying Websites" (../shared/specs/copying-websites.txt): it
+// wires lib/crawl to an ARC (lib/arc) or WARC (lib/warc) stream on stdout
+// and, with -O DIR, to a browsable mirror (lib/mirror) with an HTTrack cache
+// (lib/htcache) that a second run uses to update the copy with conditional
+// requests.
+package mirrorget
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/arcport/arcport/lib/crawl"
+	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/record"
+)
+
+// Main runs mirrorget with os.Args and exits.
+func Main() {
+	os.Args = SplitFilters(os.Args)
+	cliutil.Run(App())
+}
+
+// filterPrefix marks scan rules moved out of the way of the flag parser.
+const filterPrefix = "--filter="
+
+// SplitFilters rewrites HTTrack scan rules given as bare arguments ("+*.gif",
+// "-*/cgi-bin/*") into --filter=RULE flags, so that "-*.gif" is not taken
+// for a flag. An argument is a rule when it starts with + or with a single -
+// and holds one of * / . that no flag name has. Arguments after "--" are
+// left alone.
+func SplitFilters(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if i == 0 {
+			out = append(out, a)
+			continue
+		}
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		rule := strings.HasPrefix(a, "+") ||
+			(strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && !strings.Contains(a, "=") && strings.ContainsAny(a, "*/."))
+		if rule && len(a) > 1 {
+			out = append(out, filterPrefix+a)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// App returns the urfave/cli application.
+func App() *cli.App {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	return &cli.App{
+		Name:      "mirrorget",
+		Usage:     "copy websites as HTTrack does, streaming ARC or WARC and keeping a browsable mirror",
+		UsageText: "mirrorget [flags] URL ... [+PATTERN|-PATTERN ...]",
+		Description: `Crawls from the start URLs, within the start URL's directory by default, and
+writes every capture to stdout as ARC (default) or WARC (request and response
+records), record by record, so it pipes into waczpack. With -O DIR it also keeps
+an HTTrack-style browsable copy in DIR and an HTTrack cache in DIR/hts-cache; a
+second run over the same DIR updates the copy with conditional requests.
+
+Scan rules follow HTTrack: +PATTERN takes matching URLs, -PATTERN refuses them,
+the last matching rule wins; * is any text, *[file] a name without /, *[path]
+a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "O", Usage: "keep a browsable mirror and its cache in `DIR` (updated when it exists)"},
+			&cli.StringFlag{Name: "format", Value: "arc", Usage: "stream format: arc or warc"},
+			&cli.StringFlag{Name: "o", Usage: "write the stream to `FILE` instead of stdout"},
+			&cli.IntFlag{Name: "c", Value: 4, Usage: "simultaneous connections, in total and per host"},
+			&cli.Float64Flag{Name: "rate", Usage: "at most `R` requests per second to each host (0: no limit)"},
+			&cli.StringFlag{Name: "max-rate", Usage: "bandwidth cap in `BYTES` per second (suffixes k, m: 500k)"},
+			&cli.IntFlag{Name: "r", Value: -1, Usage: "depth: follow at most `N` links from a start URL (-1: unlimited)"},
+			&cli.IntFlag{Name: "ext-depth", Usage: "follow links out of scope `N` hops"},
+			&cli.StringFlag{Name: "scope", Value: "prefix", Usage: "prefix (start URL's directory), host, domain or any"},
+			&cli.StringSliceFlag{Name: "filter", Usage: "scan rule `RULE`: +PATTERN or -PATTERN (also given as a bare argument)"},
+			&cli.StringFlag{Name: "robots", Value: "on", Usage: "obey robots.txt: on or off"},
+			&cli.StringFlag{Name: "user-agent", Value: crawl.DefaultUserAgent(), Usage: "User-Agent `STRING`"},
+			&cli.StringSliceFlag{Name: "header", Usage: "extra request field `\"Name: value\"` (repeatable)"},
+			&cli.StringFlag{Name: "cookies", Usage: "Netscape cookies.txt `FILE` to send cookies from"},
+			&cli.StringFlag{Name: "proxy", Usage: "http proxy `URL` (http://[user:pass@]host:port)"},
+			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "connect and idle timeout"},
+			&cli.IntFlag{Name: "retries", Value: 2, Usage: "retries after network errors, 429 and 5xx"},
+			&cli.StringFlag{Name: "max-size", Usage: "truncate bodies after `BYTES` (suffixes k, m, g)"},
+			&cli.StringFlag{Name: "follow-redirects", Value: "in-scope", Usage: "in-scope, all or none"},
+			&cli.BoolFlag{Name: "q", Usage: "quiet: no progress, no warnings"},
+			&cli.BoolFlag{Name: "v", Usage: "verbose: one line per capture on stderr"},
+		},
+		Action: action,
+	}
+}
+
+// ParseSize parses a byte count with an optional k, m or g suffix (powers
+// of 1024).
+func ParseSize(s string) (int64, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	s = strings.TrimSuffix(s, "b")
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "k"):
+		mult, s = 1<<10, s[:len(s)-1]
+	case strings.HasSuffix(s, "m"):
+		mult, s = 1<<20, s[:len(s)-1]
+	case strings.HasSuffix(s, "g"):
+		mult, s = 1<<30, s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
+}
+
+// Options are mirrorget's settings once the flags are read.
+type Options struct {
+	Crawl    crawl.Config
+	Format   string // arc or warc
+	Output   string // file, "" for stdout
+	Mirror   string // -O DIR
+	Quiet    bool
+	Verbose  bool
+	Progress bool
+}
+
+func options(c *cli.Context) (*Options, error) {
+	o := &Options{Format: strings.ToLower(c.String("format")), Output: c.String("o"), Mirror: c.String("O"),
+		Quiet: c.Bool("q"), Verbose: c.Bool("v")}
+	if o.Format != "arc" && o.Format != "warc" {
+		return nil, cliutil.Usagef("bad --format %q (want arc or warc)", o.Format)
+	}
+	cfg := crawl.DefaultConfig()
+	cfg.Seeds = c.Args().Slice()
+	if len(cfg.Seeds) == 0 {
+		return nil, cliutil.Usagef("no start URL")
+	}
+	for i, s := range cfg.Seeds {
+		if !strings.Contains(s, "://") {
+			cfg.Seeds[i] = "http://" + s // as HTTrack and wget accept
+		}
+	}
+	var err error
+	if cfg.Scope, err = crawl.ParseScopeMode(c.String("scope")); err != nil {
+		return nil, cliutil.Usagef("%v", err)
+	}
+	if cfg.Filters, err = crawl.ParseFilters(c.StringSlice("filter")); err != nil {
+		return nil, cliutil.Usagef("%v", err)
+	}
+	if cfg.Redirects, err = crawl.ParseRedirectPolicy(c.String("follow-redirects")); err != nil {
+		return nil, cliutil.Usagef("%v", err)
+	}
+	switch strings.ToLower(c.String("robots")) {
+	case "on", "yes", "true", "1":
+		cfg.Robots = true
+	case "off", "no", "false", "0":
+		cfg.Robots = false
+	default:
+		return nil, cliutil.Usagef("bad --robots %q (want on or off)", c.String("robots"))
+	}
+	cfg.Connections = c.Int("c")
+	if cfg.Connections < 1 {
+		return nil, cliutil.Usagef("-c must be at least 1")
+	}
+	cfg.Rate = c.Float64("rate")
+	if cfg.Rate < 0 {
+		return nil, cliutil.Usagef("--rate must not be negative")
+	}
+	if s := c.String("max-rate"); s != "" {
+		if cfg.MaxRate, err = ParseSize(s); err != nil {
+			return nil, cliutil.Usagef("--max-rate: %v", err)
+		}
+	}
+	if s := c.String("max-size"); s != "" {
+		if cfg.MaxSize, err = ParseSize(s); err != nil {
+			return nil, cliutil.Usagef("--max-size: %v", err)
+		}
+	}
+	cfg.MaxDepth = c.Int("r")
+	cfg.ExtDepth = c.Int("ext-depth")
+	if cfg.ExtDepth < 0 {
+		return nil, cliutil.Usagef("--ext-depth must not be negative")
+	}
+	cfg.UserAgent = c.String("user-agent")
+	for _, h := range c.StringSlice("header") {
+		name, value, ok := strings.Cut(h, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") || strings.ContainsAny(value, "\r\n") {
+			return nil, cliutil.Usagef("bad --header %q (want \"Name: value\")", h)
+		}
+		cfg.Header = append(cfg.Header, record.Field{Name: name, Value: value})
+	}
+	if p := c.String("proxy"); p != "" {
+		if !strings.Contains(p, "://") {
+			p = "http://" + p
+		}
+		u, err := url.Parse(p)
+		if err != nil || u.Scheme != "http" || u.Host == "" {
+			return nil, cliutil.Usagef("bad --proxy %q (want http://host:port)", c.String("proxy"))
+		}
+		cfg.Proxy = u
+	}
+	if f := c.String("cookies"); f != "" {
+		r, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Jar = crawl.NewJar()
+		err = crawl.LoadCookies(cfg.Jar, r, f)
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	cfg.Timeout = c.Duration("timeout")
+	cfg.Retries = c.Int("retries")
+	if cfg.Retries < 0 {
+		return nil, cliutil.Usagef("--retries must not be negative")
+	}
+	o.Crawl = cfg
+	o.Progress = !o.Quiet && cliutil.IsTerminal(os.Stderr)
+	return o, nil
+}
+
+func action(c *cli.Context) error {
+	o, err := options(c)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, o, os.Stdout, os.Stderr)
+}
+
+// Run crawls with o, writing the stream to stdout (unless o.Output names a
+// file) and messages to stderr. A cancelled ctx (Ctrl-C) ends the crawl
+// cleanly: the stream holds complete records only and the mirror's pages
+// are rewritten; Run then returns an ExitError with status 130.
+func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
+	var out io.Writer = stdout
+	var file *os.File
+	var tmpName string
+	switch {
+	case o.Output != "" && o.Output != "-":
+		dir := filepath.Dir(o.Output)
+		f, err := os.CreateTemp(dir, "."+filepath.Base(o.Output)+".tmp-*")
+		if err != nil {
+			return err
+		}
+		file, tmpName, out = f, f.Name(), f
+	case o.Mirror != "" && isTerminal(stdout):
+		out = nil // a mirror only: no binary stream to a terminal
+	case isTerminal(stdout):
+		return cliutil.Usagef("refusing to write %s to a terminal: use -o FILE, a pipe, or -O DIR", strings.ToUpper(o.Format))
+	}
+	logf := func(format string, a ...any) {
+		if !o.Quiet {
+			fmt.Fprintf(stderr, "mirrorget: "+format+"\n", a...)
+		}
+	}
+	var st *stream
+	if out != nil {
+		name := "mirrorget." + o.Format
+		if o.Output != "" && o.Output != "-" {
+			name = filepath.Base(o.Output)
+		}
+		st = newStream(out, o.Format, name, &o.Crawl)
+	}
+	var mir *localMirror
+	if o.Mirror != "" {
+		var err error
+		mir, err = openMirror(o.Mirror, &o.Crawl, logf)
+		if err != nil {
+			return err
+		}
+		o.Crawl.Validators = mir.validators
+		o.Crawl.Extract = mir.extract
+	}
+	if o.Verbose {
+		o.Crawl.OnSkip = func(u, reason string) { fmt.Fprintf(stderr, "skip %s (%s)\n", u, reason) }
+	}
+	sink := crawl.SinkFunc(func(cp *crawl.Capture) error {
+		if cp.Err != nil && !o.Quiet {
+			fmt.Fprintf(stderr, "mirrorget: %s: %v\n", cp.URL, cp.Err)
+		}
+		if o.Verbose {
+			fmt.Fprintf(stderr, "%d %s %d %s\n", cp.Status(), cp.MIME(), sizeOf(cp), cp.URL)
+		}
+		if st != nil {
+			if err := st.write(cp); err != nil {
+				return err
+			}
+		}
+		if mir != nil {
+			if err := mir.save(cp); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	cr, err := crawl.New(o.Crawl, sink)
+	if err != nil {
+		return cliutil.Usagef("%v", err)
+	}
+	var prog *progress
+	if o.Progress {
+		prog = startProgress(cr, stderr)
+	}
+	runErr := cr.Run(ctx)
+	if prog != nil {
+		prog.stop()
+	}
+	interrupted := errors.Is(runErr, context.Canceled) && ctx.Err() != nil
+	if interrupted {
+		runErr = nil
+	}
+	var firstErr error
+	keep := func(err error) {
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	keep(runErr)
+	if mir != nil {
+		keep(mir.finish())
+	}
+	if st != nil {
+		keep(st.close())
+	}
+	if file != nil {
+		keep(file.Sync())
+		keep(file.Close())
+		if err := os.Rename(tmpName, o.Output); err != nil {
+			os.Remove(tmpName)
+			keep(err)
+		}
+	}
+	s := cr.Stats()
+	if !o.Quiet && (o.Verbose || interrupted) {
+		fmt.Fprintf(stderr, "mirrorget: %d captures (%d failed), %d bytes in %v\n", s.Done, s.Failed, s.Bytes, time.Since(s.Started).Round(time.Millisecond))
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	if interrupted {
+		return &cliutil.ExitError{Code: 130, Msg: fmt.Sprintf("mirrorget: interrupted after %d captures; the stream holds complete records only", s.Done)}
+	}
+	return nil
+}
+
+func sizeOf(cp *crawl.Capture) int64 {
+	if cp.Response == nil {
+		return 0
+	}
+	return cp.Response.Size()
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && cliutil.IsTerminal(f)
+}

@@ -1,0 +1,531 @@
+package mirrorget
+
+import (
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"io/fs"
+	"mime"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/arcport/arcport/lib/crawl"
+	"github.com/arcport/arcport/lib/htcache"
+	"github.com/arcport/arcport/lib/links"
+	"github.com/arcport/arcport/lib/mirror"
+)
+
+// localMirror keeps the browsable copy (chapter 4.4) and its HTTrack cache
+// (chapter 4.5): files are written as captures arrive, holding the original
+// bodies; at the end every saved page (HTML, CSS, JS) is rewritten in place
+// so that links to saved files are relative and all others absolute. The
+// cache keeps original bodies of pages and the validators that let the next
+// run ask "has it changed?".
+type localMirror struct {
+	dir   string
+	namer *mirror.Namer
+	logf  func(string, ...any)
+
+	mu      sync.Mutex // guards old*, read by crawler workers
+	old     *htcache.Cache
+	oldPath string
+	oldEnts map[string]*htcache.Entry // previous run, by canonical URL
+
+	cacheTmp string
+	cacheF   *os.File
+	cw       *htcache.Writer
+
+	saved   map[string]bool // local paths present and current in this run
+	visited map[string]bool // URLs written to the new cache
+	pages   []page          // documents to rewrite at the end
+	seeds   []string
+}
+
+type page struct{ url, path, mime string }
+
+func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any)) (*localMirror, error) {
+	m := &localMirror{dir: dir, namer: mirror.NewNamer(nil), logf: logf,
+		oldEnts: map[string]*htcache.Entry{}, saved: map[string]bool{}, visited: map[string]bool{}}
+	for _, s := range cfg.Seeds {
+		if u, err := crawl.Canonicalize(s); err == nil {
+			m.seeds = append(m.seeds, u)
+		}
+	}
+	cacheDir := filepath.Join(dir, "hts-cache")
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return nil, err
+	}
+	newZip := filepath.Join(cacheDir, "new.zip")
+	oldZip := filepath.Join(cacheDir, "old.zip")
+	// An update: the previous cache becomes old.zip (as HTTrack does); an
+	// old.zip alone is what an interrupted update left.
+	if _, err := os.Stat(newZip); err == nil {
+		if err := os.Rename(newZip, oldZip); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := os.Stat(oldZip); err == nil {
+		if err := m.loadOld(oldZip); err != nil {
+			return nil, fmt.Errorf("%s: %w", oldZip, err)
+		}
+	}
+	f, err := os.CreateTemp(cacheDir, ".new.zip.tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	m.cacheTmp, m.cacheF = f.Name(), f
+	m.cw = htcache.NewWriter(f)
+	return m, nil
+}
+
+// loadOld reads the previous run's cache: names to keep, validators,
+// original bodies of pages.
+func (m *localMirror) loadOld(p string) error {
+	c, err := htcache.Open(p)
+	if err != nil {
+		return err
+	}
+	m.old, m.oldPath = c, p
+	er, err := c.Entries()
+	if err != nil {
+		return err
+	}
+	for {
+		e, err := er.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		key, err := crawl.Canonicalize(e.URI())
+		if err != nil {
+			continue
+		}
+		m.oldEnts[key] = e
+		if e.Meta.Save == "" {
+			continue
+		}
+		if err := m.namer.Seed(key, e.Meta.Save); err != nil {
+			m.logf("%s: keeping no name for %s: %v", p, key, err)
+			continue
+		}
+		if e.Meta.StatusCode == 200 && m.exists(e.Meta.Save) {
+			m.saved[e.Meta.Save] = true
+		}
+	}
+	return nil
+}
+
+func (m *localMirror) exists(rel string) bool {
+	st, err := os.Stat(filepath.Join(m.dir, filepath.FromSlash(rel)))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// validators gives the crawler the ETag and Last-Modified of a copy kept
+// from the previous run, when its file is still there.
+func (m *localMirror) validators(u string) (string, string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.oldEnts[u]
+	if e == nil || e.Meta.StatusCode != 200 || e.Meta.Save == "" || !m.exists(e.Meta.Save) {
+		return "", ""
+	}
+	if isPage(e.Meta.ContentType, u) && !e.Meta.InCache {
+		return "", "" // no original to re-read the links from
+	}
+	return e.Meta.ETag, e.Meta.LastModified
+}
+
+// extract reads the links of a capture; for a 304 from the original body
+// kept in the previous cache.
+func (m *localMirror) extract(cp *crawl.Capture) ([]crawl.Link, error) {
+	if cp.Status() != 304 {
+		return crawl.LinksExtractor(cp)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.oldEnts[cp.URL]
+	if e == nil || crawl.Parser(e.Meta.ContentType, cp.URL) == nil {
+		return nil, nil
+	}
+	body, _, err := m.old.Body(e)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return crawl.ExtractFrom(body, e.Meta.ContentType, cp.URL)
+}
+
+// isPage reports whether a document's links are rewritten in the mirror.
+func isPage(mimeType, u string) bool {
+	p := crawl.Parser(mimeType, u)
+	return p != nil && mimeType != "" && links.Ext(u) != "class" && !strings.Contains(mimeType, "java")
+}
+
+// save handles one capture: the mirror file and the cache entry.
+func (m *localMirror) save(cp *crawl.Capture) error {
+	if cp.Response == nil || cp.Head == nil {
+		return nil // no response: nothing to keep (the stream logged it)
+	}
+	st := cp.Status()
+	meta := metaOf(cp)
+	switch {
+	case st == 304:
+		return m.keep(cp)
+	case cp.Robots:
+		return m.cacheBody(cp, meta)
+	case st >= 200 && st < 300 && cp.Truncated == "":
+		return m.saveFile(cp, meta)
+	case st >= 300 && st < 400:
+		for _, l := range cp.Links {
+			if l.Redirect && l.Taken && l.Canonical != "" {
+				if err := m.namer.Alias(cp.URL, l.Canonical); err != nil {
+					m.logf("%s: %v", cp.URL, err)
+				}
+			}
+		}
+	}
+	m.unsave(cp.URL)
+	return m.addEntry(cp.URL, meta, nil)
+}
+
+// unsave drops a URL's old file from the set of link targets: this run
+// found it gone or broken.
+func (m *localMirror) unsave(u string) {
+	if p, ok := m.namer.Lookup(u); ok {
+		delete(m.saved, p)
+	}
+}
+
+func (m *localMirror) addEntry(u string, meta *htcache.Meta, body io.Reader) error {
+	m.visited[u] = true
+	return m.cw.Add(u, meta, body)
+}
+
+// cacheBody keeps a body in the cache only (robots.txt).
+func (m *localMirror) cacheBody(cp *crawl.Capture, meta *htcache.Meta) error {
+	tmp, size, err := m.spoolBody(cp)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	f, err := os.Open(tmp)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	meta.InCache, meta.Size = true, size
+	return m.addEntry(cp.URL, meta, f)
+}
+
+// spoolBody writes the decoded body to a temporary file in the mirror.
+func (m *localMirror) spoolBody(cp *crawl.Capture) (string, int64, error) {
+	body, err := cp.Body()
+	if err != nil {
+		return "", 0, err
+	}
+	defer body.Close()
+	f, err := os.CreateTemp(m.dir, ".mirrorget-body-*")
+	if err != nil {
+		return "", 0, err
+	}
+	n, cerr := io.Copy(f, body)
+	if err := f.Close(); cerr == nil {
+		cerr = err
+	}
+	if cerr != nil {
+		os.Remove(f.Name())
+		// a body that does not decode is kept as received
+		return m.spoolRaw(cp)
+	}
+	return f.Name(), n, nil
+}
+
+func (m *localMirror) spoolRaw(cp *crawl.Capture) (string, int64, error) {
+	f, err := os.CreateTemp(m.dir, ".mirrorget-body-*")
+	if err != nil {
+		return "", 0, err
+	}
+	n, cerr := io.Copy(f, cp.Response.Section(cp.BodyOffset, cp.Response.Size()-cp.BodyOffset))
+	if err := f.Close(); cerr == nil {
+		cerr = err
+	}
+	if cerr != nil {
+		os.Remove(f.Name())
+		return "", 0, cerr
+	}
+	return f.Name(), n, nil
+}
+
+// saveFile writes a 2xx body to its local name.
+func (m *localMirror) saveFile(cp *crawl.Capture, meta *htcache.Meta) error {
+	rel, err := m.namer.Name(cp.URL, cp.Head.ContentType())
+	if err != nil {
+		m.logf("%s: no local name: %v", cp.URL, err)
+		return m.addEntry(cp.URL, meta, nil)
+	}
+	tmp, size, err := m.spoolBody(cp)
+	if err != nil {
+		return err
+	}
+	dst := filepath.Join(m.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	os.Chmod(dst, 0o644)
+	m.saved[rel] = true
+	meta.Save, meta.Size = rel, size
+	if isPage(cp.MIME(), cp.URL) {
+		m.pages = append(m.pages, page{cp.URL, rel, cp.MIME()})
+		f, err := os.Open(dst)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		meta.InCache = true
+		return m.addEntry(cp.URL, meta, f)
+	}
+	return m.addEntry(cp.URL, meta, nil)
+}
+
+// keep handles a 304: the local file stays; a page gets its original body
+// back from the old cache so it can be rewritten again; the entry is
+// carried into the new cache.
+func (m *localMirror) keep(cp *crawl.Capture) error {
+	m.mu.Lock()
+	e := m.oldEnts[cp.URL]
+	m.mu.Unlock()
+	if e == nil {
+		return m.addEntry(cp.URL, metaOf(cp), nil)
+	}
+	meta := e.Meta
+	if rel := meta.Save; rel != "" && isPage(meta.ContentType, cp.URL) && meta.InCache {
+		body, _, err := m.old.Body(e)
+		if err != nil {
+			return err
+		}
+		err = writeFile(filepath.Join(m.dir, filepath.FromSlash(rel)), body)
+		body.Close()
+		if err != nil {
+			return err
+		}
+		m.pages = append(m.pages, page{cp.URL, rel, meta.ContentType})
+	}
+	if meta.Save != "" && m.exists(meta.Save) {
+		m.saved[meta.Save] = true
+	}
+	return m.copyOld(cp.URL, e)
+}
+
+// copyOld writes an old cache entry into the new cache unchanged.
+func (m *localMirror) copyOld(u string, e *htcache.Entry) error {
+	meta := e.Meta
+	if !meta.InCache {
+		return m.addEntry(u, &meta, nil)
+	}
+	body, _, err := m.old.Body(e)
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	return m.addEntry(u, &meta, body)
+}
+
+func writeFile(dst string, r io.Reader) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(dst), ".mirrorget-*")
+	if err != nil {
+		return err
+	}
+	_, cerr := io.Copy(f, r)
+	if err := f.Close(); cerr == nil {
+		cerr = err
+	}
+	if cerr == nil {
+		os.Chmod(f.Name(), 0o644)
+		cerr = os.Rename(f.Name(), dst)
+	}
+	if cerr != nil {
+		os.Remove(f.Name())
+	}
+	return cerr
+}
+
+// metaOf builds the HTTrack cache metadata of a capture, as HTTrack fills
+// it (X-Addr host:port, X-Fil path and query).
+func metaOf(cp *crawl.Capture) *htcache.Meta {
+	h := cp.Head
+	m := &htcache.Meta{Proto: h.Proto, LineCode: h.StatusCode, LineReason: h.Reason,
+		StatusCode: h.StatusCode, StatusMessage: h.Reason, Size: -1}
+	if m.Proto == "" {
+		m.Proto = "HTTP/1.1"
+	}
+	if ct := h.ContentType(); ct != "" {
+		mt, params, err := mime.ParseMediaType(ct)
+		if err != nil {
+			mt = h.MIME()
+		}
+		m.ContentType = mt
+		m.Charset = params["charset"]
+	}
+	m.LastModified = clean(h.Get("Last-Modified"))
+	m.ETag = clean(h.Get("ETag"))
+	m.Location = clean(h.Get("Location"))
+	m.ContentDisposition = clean(h.Get("Content-Disposition"))
+	if u, err := url.Parse(cp.URL); err == nil {
+		m.Addr = u.Host
+		m.Fil = u.RequestURI()
+	}
+	return m
+}
+
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' || r == 0 {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// savedFiles is the Locator of the rewrite: only files present in the
+// mirror are linked locally.
+type savedFiles struct{ m *localMirror }
+
+func (s savedFiles) Lookup(u string) (string, bool) {
+	p, ok := s.m.namer.Lookup(u)
+	if !ok || !s.m.saved[p] {
+		return "", false
+	}
+	return p, true
+}
+
+// finish rewrites the saved pages, completes the cache and writes the
+// top index.
+func (m *localMirror) finish() error {
+	var first error
+	keep := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	rw := &mirror.Rewriter{Files: savedFiles{m}}
+	done := map[string]bool{}
+	for _, p := range m.pages {
+		if done[p.path] {
+			continue
+		}
+		done[p.path] = true
+		if err := m.rewrite(rw, p); err != nil {
+			m.logf("%s: %v", p.path, err)
+		}
+	}
+	// entries of the previous run not seen this time stay in the cache
+	if m.old != nil {
+		keys := make([]string, 0, len(m.oldEnts))
+		for k := range m.oldEnts {
+			if !m.visited[k] {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			keep(m.copyOld(k, m.oldEnts[k]))
+		}
+		keep(m.old.Close())
+	}
+	keep(m.cw.SetComment("mirrorget " + strings.Join(m.seeds, " ")))
+	keep(m.cw.Close())
+	keep(m.cacheF.Close())
+	if first == nil {
+		keep(os.Rename(m.cacheTmp, filepath.Join(m.dir, "hts-cache", "new.zip")))
+		if m.oldPath != "" {
+			os.Remove(m.oldPath)
+		}
+	} else {
+		os.Remove(m.cacheTmp)
+	}
+	keep(m.writeIndex())
+	return first
+}
+
+// rewrite rewrites one saved page in place.
+func (m *localMirror) rewrite(rw *mirror.Rewriter, p page) error {
+	parse := crawl.Parser(p.mime, p.url)
+	base, err := url.Parse(p.url)
+	if parse == nil || err != nil {
+		return nil
+	}
+	src := filepath.Join(m.dir, filepath.FromSlash(p.path))
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	var ls []links.Link
+	err = parse(f, base, func(l links.Link) error { ls = append(ls, l); return nil })
+	f.Close()
+	if err != nil && len(ls) == 0 {
+		return err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.CreateTemp(filepath.Dir(src), ".mirrorget-rw-*")
+	if err != nil {
+		return err
+	}
+	_, werr := rw.Rewrite(out, in, p.path, ls)
+	if err := out.Close(); werr == nil {
+		werr = err
+	}
+	if werr == nil {
+		os.Chmod(out.Name(), 0o644)
+		werr = os.Rename(out.Name(), src)
+	}
+	if werr != nil {
+		os.Remove(out.Name())
+	}
+	return werr
+}
+
+// writeIndex writes DIR/index.html pointing at the start pages, as HTTrack
+// writes a top index, unless a file of that name is there already.
+func (m *localMirror) writeIndex() error {
+	p := filepath.Join(m.dir, "index.html")
+	if _, err := os.Stat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		if err == nil {
+			b, _ := os.ReadFile(p)
+			if !strings.Contains(string(b), "<!-- mirrorget index -->") {
+				return nil
+			}
+		} else {
+			return nil
+		}
+	}
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html>\n<!-- mirrorget index -->\n<html><head><meta charset=\"utf-8\"><title>mirrorget</title></head><body><ul>\n")
+	for _, s := range m.seeds {
+		rel, ok := savedFiles{m}.Lookup(s)
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a></li>\n", html.EscapeString(mirror.RelURL("index.html", rel)), html.EscapeString(s))
+	}
+	b.WriteString("</ul></body></html>\n")
+	return writeFile(p, strings.NewReader(b.String()))
+}
