@@ -1,0 +1,252 @@
+package arc2warc
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/arcport/arcport/lib/arc"
+	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/internal/compio"
+	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/warc"
+)
+
+// Main runs arc2warc with os.Args and exits.
+func Main() {
+	// -v is verbose here, so --version has no short form.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	os.Args = append(os.Args[:1], flagsFirst(os.Args[1:])...)
+	cliutil.Run(NewApp(os.Stdin, os.Stdout, os.Stderr))
+}
+
+// valueFlags are the flags that take a value in the next argument.
+var valueFlags = map[string]bool{"o": true, "warc-version": true, "compress": true}
+
+// flagsFirst moves flags given after file names in front of them, so that
+// "arc2warc in.arc -o out.warc.gz" works (urfave/cli stops parsing flags at
+// the first argument). Everything after "--" stays as it is.
+func flagsFirst(args []string) []string {
+	var flags, files []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			files = append(files, args[i:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			files = append(files, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if !strings.Contains(name, "=") && valueFlags[name] && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	return append(flags, files...)
+}
+
+// NewApp returns the arc2warc command reading and writing the given streams.
+func NewApp(stdin io.Reader, stdout io.Writer, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:      "arc2warc",
+		Usage:     "convert ARC files to one WARC file",
+		UsageText: "arc2warc [flags] [FILE ...]   (no FILE or - reads standard input)",
+		Reader:    stdin,
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "o", Usage: "write the WARC to `FILE` (default: standard output)"},
+			&cli.StringFlag{Name: "warc-version", Value: "1.1", Usage: "WARC version to write: 1.1 or 1.0"},
+			&cli.StringFlag{Name: "compress", Usage: "gzip, zstd or none (default: from the -o extension; gzip on standard output)"},
+			&cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed record instead of repairing or skipping it"},
+			&cli.BoolFlag{Name: "deterministic-ids", Usage: "derive record IDs from the input so the same input gives byte-identical output"},
+			&cli.BoolFlag{Name: "q", Usage: "quiet: do not print repairs and skips"},
+			&cli.BoolFlag{Name: "v", Usage: "verbose: print a summary per input file"},
+		},
+		Action: func(c *cli.Context) error { return run(c, stdin, stdout, stderr) },
+	}
+}
+
+// options are the parsed flags.
+type options struct {
+	version       string
+	compression   compio.Format
+	policy        record.Policy
+	deterministic bool
+	quiet         bool
+	verbose       bool
+}
+
+func parseOptions(c *cli.Context) (options, error) {
+	o := options{policy: record.Warn, deterministic: c.Bool("deterministic-ids"), quiet: c.Bool("q"), verbose: c.Bool("v")}
+	switch c.String("warc-version") {
+	case "1.1", "WARC/1.1":
+		o.version = record.WARC11
+	case "1.0", "WARC/1.0":
+		o.version = record.WARC10
+	default:
+		return o, cliutil.Usagef("--warc-version must be 1.1 or 1.0, not %q", c.String("warc-version"))
+	}
+	comp := c.String("compress")
+	if comp == "" {
+		out := c.String("o")
+		switch {
+		case out == "" || out == "-":
+			comp = "gzip"
+		case strings.HasSuffix(out, ".gz"):
+			comp = "gzip"
+		case strings.HasSuffix(out, ".zst"):
+			comp = "zstd"
+		default:
+			comp = "none"
+		}
+	}
+	switch comp {
+	case "gzip":
+		o.compression = compio.Gzip
+	case "zstd":
+		o.compression = compio.Zstd
+	case "none", "plain":
+		o.compression = compio.Plain
+	default:
+		return o, cliutil.Usagef("--compress must be gzip, zstd or none, not %q", comp)
+	}
+	if c.Bool("strict") {
+		o.policy = record.Fail
+	}
+	return o, nil
+}
+
+func run(c *cli.Context, stdin io.Reader, stdout, stderr io.Writer) error {
+	o, err := parseOptions(c)
+	if err != nil {
+		return err
+	}
+	inputs := c.Args().Slice()
+	if len(inputs) == 0 {
+		inputs = []string{"-"}
+	}
+	if n := countStdin(inputs); n > 1 {
+		return cliutil.Usagef("standard input (-) given %d times", n)
+	}
+
+	var out io.Writer = stdout
+	var af *cliutil.AtomicFile
+	outName := c.String("o")
+	if outName != "" && outName != "-" {
+		af, err = cliutil.CreateAtomic(outName)
+		if err != nil {
+			return err
+		}
+		defer af.Abort()
+		out = af
+	}
+	w := warc.NewWriter(out, warc.WithVersion(o.version), warc.WithCompression(o.compression))
+
+	var total arc.Stats
+	for _, name := range inputs {
+		st, err := convert(name, stdin, w, o, stderr, outName)
+		total.Records += st.Records
+		total.Repaired += st.Repaired
+		total.Skipped += st.Skipped
+		if err != nil {
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if af != nil {
+		if err := af.Commit(); err != nil {
+			return err
+		}
+	}
+	if total.Skipped > 0 {
+		return fmt.Errorf("%d problem(s) made records or bytes be skipped (%d repaired); see the messages above", total.Skipped, total.Repaired)
+	}
+	return nil
+}
+
+func countStdin(inputs []string) int {
+	n := 0
+	for _, in := range inputs {
+		if in == "-" {
+			n++
+		}
+	}
+	return n
+}
+
+// convert converts one ARC input into w.
+func convert(name string, stdin io.Reader, w *warc.Writer, o options, stderr io.Writer, outName string) (arc.Stats, error) {
+	var in io.Reader
+	display := name
+	if name == "-" {
+		in, display = stdin, "-"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return arc.Stats{}, err
+		}
+		defer f.Close()
+		in = f
+	}
+	r, err := arc.NewReader(in, arc.WithName(display), arc.WithPolicy(o.policy), arc.WithProblemFunc(func(p *record.Problem) {
+		if !o.quiet {
+			what := "repaired"
+			if p.Skipped {
+				what = "skipped"
+			}
+			fmt.Fprintf(stderr, "arc2warc: %s (%s)\n", p.Error(), what)
+		}
+	}))
+	if err != nil {
+		return arc.Stats{}, err
+	}
+	copts := []arc.ConvertOption{
+		arc.WithSourceName(display),
+		arc.WithSoftware(arc.DefaultSoftware + " " + cliutil.Version),
+		arc.WithWARCVersion(o.version),
+		arc.WithDeterministicIDs(o.deterministic),
+	}
+	if outName != "" && outName != "-" {
+		copts = append(copts, arc.WithWARCFilename(baseName(outName)))
+	}
+	conv := arc.NewConverter(r, copts...)
+	for {
+		rec, err := conv.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return r.Stats(), err
+		}
+		if err := w.WriteRecord(rec); err != nil {
+			var p *record.Problem
+			if errors.As(err, &p) {
+				return r.Stats(), err
+			}
+			return r.Stats(), fmt.Errorf("%s: record at offset %d: %w", display, rec.Offset, err)
+		}
+	}
+	st := r.Stats()
+	if o.verbose {
+		fmt.Fprintf(stderr, "arc2warc: %s: ARC version %d, %s, %d records read, %d repaired, %d skipped\n",
+			display, r.Version(), r.Format(), st.Records, st.Repaired, st.Skipped)
+	}
+	return st, nil
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

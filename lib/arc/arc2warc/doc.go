@@ -1,0 +1,15 @@
+// Package arc2warc is the command line of arc2warc, which converts ARC files
+// (version 1 and 2, plain or gzip) to one WARC file (1.1 or 1.0) following
+// the IIPC WARC implementation guidelines for the mapping (see package arc).
+// The conversion itself is arc.Reader + arc.Converter + warc.Writer.
+//
+//	arc2warc [flags] [FILE ...]
+//
+// With no FILE, or FILE "-", it reads standard input. The WARC goes to -o
+// FILE (written under a temporary name and renamed when complete) or to
+// standard output.
+//
+// Spec: the ARC File Format 1.0 (shared/specs/arc-file-format.txt), WARC 1.1
+// and 1.0 (ISO 28500), and the IIPC WARC Implementation Guidelines for the
+// mapping, as implemented by packages arc and warc.
+package arc2warc
