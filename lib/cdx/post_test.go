@@ -207,4 +207,3 @@ func FuzzPostToGet(f *testing.F) {
 		postToGet("http://example.com/", "POST", &h, body)
 	})
 }
-
