@@ -149,7 +149,9 @@ func (d *Digester) Write(p []byte) (int, error) {
 	}
 	switch d.kind {
 	case BlockPayload:
-		d.payload.Write(p)
+		if !d.shared() {
+			d.payload.Write(p)
+		}
 		d.bodyLen += int64(len(p))
 	case HTTPPayload:
 		body := p
@@ -256,6 +258,12 @@ func containsFoldASCII(b []byte, s string) bool {
 	return false
 }
 
+// shared reports whether the payload digest is the block digest (payload =
+// block, same algorithm), so the block is hashed once.
+func (d *Digester) shared() bool {
+	return d.kind == BlockPayload && d.block != nil && d.algBlk == d.algPay
+}
+
 // BlockLen returns the number of block bytes written so far.
 func (d *Digester) BlockLen() int64 { return d.blockLen }
 
@@ -280,6 +288,9 @@ func (d *Digester) Chunked() bool { return d.chunked }
 func (d *Digester) PayloadDigest() (dg record.Digest, ok bool) {
 	if d.payload == nil || d.kind == NoPayload {
 		return record.Digest{}, false
+	}
+	if d.shared() {
+		return record.Digest{Algorithm: d.algPay, Sum: d.block.Sum(nil)}, true
 	}
 	if d.chunked && (d.dc.Err() != nil || !d.dc.Done()) {
 		return record.Digest{Algorithm: d.algPay, Sum: d.raw.Sum(nil)}, true

@@ -28,8 +28,18 @@
 // "entity-body" of RFC 2616), falling back to the body as stored when it
 // does not de-chunk.
 //
-// API notes beyond the brief (additive): WithVerifyDigests(bool) is the
-// digest-checking option; Digester and KindOf are exported for other
-// packages that compute digests; VerifyDigests(r, opts) is a helper that
-// reads a whole WARC and counts records and digest mismatches.
+// Given digests are copied as they are (even when wrong); Content-Length is
+// always the length of the block actually read, whatever the record said.
+// Blocks up to MaxMemoryBlock are held in memory and compressed in
+// parallel; larger ones are spilled to a temporary file and compressed in
+// the caller's goroutine once the queue has drained, so memory stays flat.
+//
+// API notes beyond the brief (all additive): WithVerifyDigests(bool) is the
+// digest-checking option and VerifyDigests(r, opts...) a helper that reads a
+// whole WARC collecting records and problems; Digester and KindOf are
+// exported for packages that compute digests themselves; Reader.Format and
+// Reader.Problems report the container and the problem count; reading a
+// Block after Next returns ErrStaleBlock; Writer.Flush waits until every
+// record given so far is written; WithTempDir chooses where large blocks
+// are spilled.
 package warc

@@ -373,7 +373,9 @@ func (w *Writer) wantPayloadDigest(t record.Type, kind PayloadKind) bool {
 func (w *Writer) appendPayloadDigest(b []byte) []byte {
 	d := w.dg
 	h := d.payload
-	if d.chunked && (d.dc.Err() != nil || !d.dc.Done()) {
+	if d.shared() {
+		h = d.block
+	} else if d.chunked && (d.dc.Err() != nil || !d.dc.Done()) {
 		h = d.raw
 	}
 	return appendSHA1B32(b, h, &w.sum)
