@@ -119,15 +119,62 @@ var warcFixtures = []string{
 	"quirks.warc", "quirks.warc.gz",
 }
 
-// knownDiffs lists, per fixture, fields where we deliberately differ from
-// warcio.js. example-wrong-chunks.warc.gz splits its response record over
-// two gzip members (0-516, 516-1130); warcio.js reports the size of the
-// member where the record's content ends (614) as the length, which does
-// not cover the record from its offset, so a ranged read of it fails; we
-// report 1130, from the record's offset to the end of the member holding
-// its trailer.
-var knownDiffs = map[string][]string{
-	"example-wrong-chunks.warc.gz": {FieldLength},
+// knownDiffs lists where we deliberately differ from warcio.js: fixture,
+// line (0 for all) and fields.
+//
+//   - example-wrong-chunks.warc.gz splits its response record over two
+//     gzip members (0-516, 516-1130); warcio.js reports the size of the
+//     member where the record's content ends (614) as the length, which
+//     does not cover the record from its offset, so a ranged read of it
+//     fails; we report 1130, from the record's offset to the end of the
+//     member holding its trailer.
+//   - quirks.warc line 47: the record before it has an HTTP head with bare
+//     LF line ends; in an uncompressed file warcio.js then reads that
+//     record's trailer as part of the head, finds "WARC/" where it expects
+//     blank lines, and keeps the previous record's offset for this one
+//     (33643, with a length spanning both records). We give the record's
+//     own offset and length (33816, 155). (In quirks.warc.gz both agree.)
+var knownDiffs = []struct {
+	file   string
+	line   int
+	fields []string
+}{
+	{"example-wrong-chunks.warc.gz", 0, []string{FieldLength}},
+	{"quirks.warc", 47, []string{FieldOffset, FieldLength}},
+}
+
+// ignoreKnown blanks the fields of knownDiffs in both sets of lines.
+func ignoreKnown(t *testing.T, name string, got, want []string) ([]string, []string) {
+	for _, k := range knownDiffs {
+		if k.file != name {
+			continue
+		}
+		for _, lines := range [][]string{got, want} {
+			for i := range lines {
+				if k.line != 0 && i+1 != k.line {
+					continue
+				}
+				e, err := ParseCDXJ([]byte(lines[i]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range k.fields {
+					e.Set(f, "")
+				}
+				lines[i] = e.String()
+			}
+		}
+	}
+	return got, want
+}
+
+func hasKnownDiffs(name string) bool {
+	for _, k := range knownDiffs {
+		if k.file == name {
+			return true
+		}
+	}
+	return false
 }
 
 var (
@@ -174,36 +221,18 @@ func TestIndexEqualsWarcio(t *testing.T) {
 	for _, name := range warcFixtures {
 		t.Run(name, func(t *testing.T) {
 			got := ourIndex(t, filepath.Join("../../testdata/cdx", name), false)
-			want := cdxj[name]
-			if ign := knownDiffs[name]; ign != nil {
-				got, want = blank(t, got, ign), blank(t, want, ign)
-			}
+			want := append([]string(nil), cdxj[name]...)
+			got, want = ignoreKnown(t, name, got, want)
 			compareLines(t, got, want)
 		})
 	}
-}
-
-// blank empties the named fields of CDXJ lines.
-func blank(t *testing.T, lines []string, fields []string) []string {
-	var out []string
-	for _, l := range lines {
-		e, err := ParseCDXJ([]byte(l))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range fields {
-			e.Set(f, "")
-		}
-		out = append(out, e.String())
-	}
-	return out
 }
 
 // TestCDX11EqualsWarcio does the same for warcio.js --format cdx.
 func TestCDX11EqualsWarcio(t *testing.T) {
 	_, cdx := peerAll(t)
 	for _, name := range warcFixtures {
-		if knownDiffs[name] != nil {
+		if hasKnownDiffs(name) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {

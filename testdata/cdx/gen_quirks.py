@@ -107,6 +107,20 @@ recs.append(rec([("WARC-Type", "resource"), ("WARC-Date", D), ("Content-Type", "
 recs.append(rec([("WARC-Type", "conversion"), ("WARC-Target-URI", "http://www2.Example.com:80/A/../b?z=1&a=2"), ("WARC-Date", D)], b"conv"))
 recs.append(rec([("WARC-Type", "Response"), ("WARC-Target-URI", "http://example.com/case"), ("WARC-Date", D), ("Content-Type", "x/y")], OK))
 
+# RAW: header bytes that are not UTF-8, a bare-LF HTTP head, a revisit
+# without Content-Length digits, and a record whose target repeats the
+# previous one with another type.
+def rawrec(head, body):
+    return b"WARC/1.0\r\n" + head + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body + b"\r\n\r\n"
+recs.append(rawrec(b"WARC-Type: response\r\nWARC-Target-URI: http://example.com/inv\xff\xe2\x82A\r\nWARC-Date: 2021-02-03T04:05:06Z\r\n",
+                   b"HTTP/1.1 200 OK\r\nContent-Type: \xff\xfe\r\n\r\nx"))
+recs.append(rawrec(b"WARC-Type: response\r\nWARC-Target-URI: http://example.com/lf\r\nWARC-Date: 2021-02-03T04:05:06Z\r\n",
+                   b"HTTP/1.1 200 OK\nContent-Type: text/lf\n\nbody"))
+recs.append(rawrec(b"WARC-Type: metadata\r\nWARC-Target-URI: http://example.com/lf\r\nWARC-Date: 2021-02-03T04:05:07Z\r\nContent-Type: text/plain\r\n",
+                   b"meta"))
+recs.append(rawrec(b"WARC-Type: revisit\r\nWARC-Target-URI: http://example.com/rv3\r\nWARC-Date: 2021-02-03T04:05:06Z\r\n",
+                   b"HTTP/1.1 200 OK\r\nContent-Type: text/x\r\n\r\n"))
+
 with open("quirks.warc", "wb") as f:
     f.write(b"".join(recs))
 with open("quirks.warc.gz", "wb") as f:
