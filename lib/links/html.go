@@ -264,9 +264,12 @@ func (e *htmlExtractor) tag(name string, attrs []tagAttr, raw []byte, off int64)
 		return nil
 	}
 	base := e.base
-	// applet and object resolve code, archive and data against their codebase
+	// applet (and the Java plugin's embed) resolve code, archive and object
+	// against their codebase, a directory. An object's codebase is not used:
+	// in practice it names an ActiveX .cab, and HTML5 resolves data against
+	// the document.
 	var codebase *url.URL
-	if name == "applet" || name == "object" || name == "embed" {
+	if name == "applet" || name == "embed" {
 		if cb := attrValue(raw, attrs, "codebase"); cb != "" {
 			cb = cleanValue(cb)
 			if !strings.HasSuffix(cb, "/") {
@@ -309,12 +312,8 @@ func (e *htmlExtractor) tag(name string, attrs []tagAttr, raw []byte, off int64)
 				kind = Embedded
 			}
 		case "src":
-			if name == "input" && !strings.EqualFold(strings.TrimSpace(attrValue(raw, attrs, "type")), "image") {
-				ok = false
-			}
-			if name == "embed" {
-				useBase = codebase
-			}
+			// input src counts whatever the type (a script may make it an
+			// image; HTTrack and wget take it too)
 			kind = Embedded
 		case "lowsrc", "dynsrc", "data-src", "poster", "background":
 			kind = Embedded
@@ -324,7 +323,7 @@ func (e *htmlExtractor) tag(name string, attrs []tagAttr, raw []byte, off int64)
 		case "action":
 			ok = name == "form"
 		case "data":
-			ok, kind, useBase = name == "object", Embedded, codebase
+			ok, kind = name == "object", Embedded
 		case "code":
 			ok, kind, syntax, useBase = name == "applet" || name == "embed", Embedded, SyntaxAppletCode, codebase
 		case "archive":

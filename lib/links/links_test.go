@@ -74,8 +74,8 @@ func checkLines(t *testing.T, src []byte, got []Link, want []string) {
 // of syntaxes (4.2.1) and every URL-carrying attribute: the exact list, in
 // source order, so what must be skipped (mailto:, javascript: itself, data:,
 // ftp:, "#local", "", rel=preconnect, a text/template script, a CSS comment,
-// @namespace, dir + "x.gif", an input that is not type=image, a param that is
-// not a URL) is asserted absent.
+// @namespace, dir + "x.gif", a param that is not a URL, an object codebase
+// naming an ActiveX .cab) is asserted absent.
 func TestHTMLSyntaxes(t *testing.T) {
 	src := readTestdata(t, "syntaxes.html")
 	got := collect(t, viaHTML, src, "http://www.example.com/dir/index.html")
@@ -128,7 +128,7 @@ func TestHTMLSyntaxes(t *testing.T) {
 		`embedded iframe src attr http://www.example.com/dir/inner.html "inner.html"`,
 		`embedded img src attr http://www.example.com/dir/img/noscript.gif "img/noscript.gif"`,
 		`embedded embed src attr http://www.example.com/dir/media/anim.swf "media/anim.swf"`,
-		`embedded object data attr http://www.example.com/dir/objects/media/movie.swf "media/movie.swf"`,
+		`embedded object data attr http://www.example.com/dir/media/movie.swf "media/movie.swf"`,
 		`embedded param value attr http://www.example.com/dir/media/movie.swf "media/movie.swf"`,
 		`embedded applet code applet-code http://www.example.com/dir/applets/Clock.class "Clock.class"`,
 		`embedded applet archive list http://www.example.com/dir/applets/clock.jar "clock.jar"`,
@@ -136,6 +136,7 @@ func TestHTMLSyntaxes(t *testing.T) {
 		`embedded applet code applet-code http://www.example.com/classes/com/example/Ticker.class "com.example.Ticker"`,
 		`navigational form action attr http://www.example.com/dir/cgi-bin/post.cgi "cgi-bin/post.cgi"`,
 		`embedded input src attr http://www.example.com/dir/img/submit.gif "img/submit.gif"`,
+		`embedded input src attr http://www.example.com/dir/img/not-loaded.gif "img/not-loaded.gif"`,
 		`navigational button formaction attr http://www.example.com/dir/other.cgi "other.cgi"`,
 		`embedded table background attr http://www.example.com/dir/img/table.gif "img/table.gif"`,
 		`embedded td background attr http://www.example.com/dir/img/td.gif "img/td.gif"`,
