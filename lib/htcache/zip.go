@@ -97,6 +97,7 @@ type ZipReader struct {
 	cdFixups map[int64]cdInfo
 	done     bool
 	checked  bool
+	buf      []byte // header read buffer
 	sum      ScanSummary
 }
 
@@ -104,7 +105,7 @@ type ZipReader struct {
 // errors. It reads the central directory, when there is one, for
 // cross-checking; it never needs it.
 func NewZipReader(r io.ReaderAt, size int64, name string, opts ...Option) (*ZipReader, error) {
-	z := &ZipReader{r: r, size: size, name: name, cfg: newConfig(opts), cdStart: -1, end: size}
+	z := &ZipReader{r: r, size: size, name: name, cfg: newConfig(opts), cdStart: -1, end: size, buf: make([]byte, 2048)}
 	z.sum.TruncatedAt = -1
 	var sig [4]byte
 	if size >= 4 {
@@ -373,14 +374,19 @@ func (z *ZipReader) readEntry(off int64) (*Entry, int64, error) {
 	if off >= z.end {
 		return nil, z.finish(off), nil
 	}
-	var h [localHeaderLen]byte
 	if off+4 > z.size {
 		return z.truncated(off)
 	}
-	if err := z.readAt(h[:4], off); err != nil {
+	// One read for the header and, usually, its name and extra field.
+	n := int64(len(z.buf))
+	if off+n > z.size {
+		n = z.size - off
+	}
+	if err := z.readAt(z.buf[:n], off); err != nil {
 		return nil, off, z.errf(off, "%v", err)
 	}
-	switch binary.LittleEndian.Uint32(h[:]) {
+	h := z.buf[:n]
+	switch binary.LittleEndian.Uint32(h) {
 	case sigLocal:
 	case sigCentral, sigEnd, sigEnd64, sigEnd64Loc, sigDigital:
 		// A central directory the end record did not lead to (written
@@ -392,9 +398,6 @@ func (z *ZipReader) readEntry(off int64) (*Entry, int64, error) {
 	}
 	if off+localHeaderLen > z.size {
 		return z.truncated(off)
-	}
-	if err := z.readAt(h[:], off); err != nil {
-		return nil, off, z.errf(off, "%v", err)
 	}
 	flags := binary.LittleEndian.Uint16(h[6:])
 	method := binary.LittleEndian.Uint16(h[8:])
@@ -410,8 +413,10 @@ func (z *ZipReader) readEntry(off int64) (*Entry, int64, error) {
 		return z.truncated(off)
 	}
 	ne := make([]byte, nlen+elen)
-	if err := z.readAt(ne, off+localHeaderLen); err != nil {
-		return nil, off, z.errf(off, "%v", err)
+	if got := copy(ne, h[localHeaderLen:]); int64(got) < nlen+elen {
+		if err := z.readAt(ne[got:], off+localHeaderLen+int64(got)); err != nil {
+			return nil, off, z.errf(off, "%v", err)
+		}
 	}
 	name, extra := string(ne[:nlen]), ne[nlen:]
 	text, z64 := splitExtra(extra)
