@@ -42,12 +42,24 @@
 // new.dat: length-prefixed strings, "<len>\n<bytes>"), as reconstructed from
 // htscache.c before commit 7a02d5e4 ("Remove the pre-3.31 (.dat/.ndx) cache
 // import"). The CACHE-1.0 layout was a raw C struct dump and is refused.
+// What was verified: the CACHE-1.5 layout (what HTTrack 3.x wrote until 3.31)
+// against the real HTTrack 3.49, which still imports such caches: it reads a
+// pair written to this layout, sends the stored ETags back and rebuilds pages
+// from the stored bodies (TestNdxHTTrackImport). Versions 1.1 to 1.4 differ
+// only by fields left out (charset before 1.3, Content-Disposition before
+// 1.2, address/path/local name before 1.4, full headers before 1.5); they
+// follow the source and were not checked against files from the period, none
+// being at hand.
 //
 // # Records
 //
 // RecordReader implements record.Reader: one "response" record per entry with
 // an HTTP head rebuilt from the metadata, WARC-Date the fetch time and
-// WARC-Target-URI percent-encoded (URI).
+// WARC-Target-URI percent-encoded (URI). HTTrack keeps no body for redirects
+// and most errors: those records have an empty body (WARC-Truncated:
+// unspecified when X-Size says there was one). Entries whose external file is
+// missing, or whose status is one of HTTrack's own negative codes, are
+// skipped and reported.
 //
 // # Writing
 //
