@@ -378,6 +378,22 @@ func TestArc2warcSkips(t *testing.T) {
 		t.Errorf("-o *.warc is not plain WARC: %q", data[:20])
 	}
 	a2wCheck(t, []byte(in), data)
+	// A block larger than the read buffer that the end of the file cuts
+	// short is dropped; what came before is kept.
+	big := strings.Repeat("0123456789abcdef\n", 100000)
+	trunc := fmt.Sprintf("filedesc://t.arc 0.0.0.0 20200101000000 text/plain %d\n%s\n", len(lines), lines) +
+		fmt.Sprintf("http://a.test/ 1.2.3.4 20200101000001 text/plain %d\n%s\n", len(body), body) +
+		fmt.Sprintf("http://big.test/ 1.2.3.4 20200101000001 text/plain %d\n%s", len(big)+10, big)
+	res = arc2warc(t, bin, []byte(trunc), "-o", out)
+	want = fmt.Sprintf("arc2warc: -: record at offset %d: block cut short by the end of the file: %d of %d bytes: unexpected EOF (skipped)\n"+
+		"arc2warc: 1 problem(s) made records or bytes be skipped (0 repaired); see the messages above\n", strings.Index(trunc, "http://big"), len(big), len(big)+10)
+	if res.code != 1 || res.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", res.code, res.stderr, want)
+	}
+	data, _ = os.ReadFile(out)
+	if recs := a2wReadWARC(t, data); len(recs) != 3 || recs[2].rec.TargetURI() != "http://a.test/" {
+		t.Errorf("%d records", len(recs))
+	}
 	// -q silences the messages, not the status.
 	if res := arc2warc(t, bin, []byte(in), "-q"); res.code != 1 || res.stderr != "arc2warc: 1 problem(s) made records or bytes be skipped (0 repaired); see the messages above\n" {
 		t.Errorf("-q: exit %d, %q", res.code, res.stderr)

@@ -36,7 +36,10 @@
 //   - declared lengths that end inside a record: the reader looks ahead and
 //     resynchronises on the next URL-record line, shortening or extending the
 //     block; bytes that belong to no record are skipped and reported;
-//   - blocks cut short by the end of the file.
+//   - blocks cut short by the end of the file: a block that fits in the read
+//     buffer is handed out shortened (a repair); a larger one is streamed,
+//     and its Read returns a *record.Problem (Skipped) when the input ends
+//     early, so that the consumer can drop the record.
 //
 // # Offsets
 //

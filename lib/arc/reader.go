@@ -660,9 +660,14 @@ func (b *block) reset(n, start int64) {
 	b.n, b.total, b.start, b.active = n, n, start, true
 }
 
-func (b *block) short() error {
-	return b.rd.ioErr(&record.Problem{File: b.rd.cfg.name, Offset: b.rd.recOffset(b.start),
-		Msg: fmt.Sprintf("block cut short by the end of the file: %d of %d bytes: %v", b.total-b.n, b.total, io.ErrUnexpectedEOF), Skipped: true})
+// short returns the problem of a block cut short by the end of the input,
+// counted as a skip: the record cannot be written whole.
+func (b *block) short() *record.Problem {
+	b.rd.stats.Skipped++
+	p := &record.Problem{File: b.rd.cfg.name, Offset: b.rd.recOffset(b.start),
+		Msg: fmt.Sprintf("block cut short by the end of the file: %d of %d bytes: %v", b.total-b.n, b.total, io.ErrUnexpectedEOF), Skipped: true}
+	b.n = 0
+	return p
 }
 
 func (r *Reader) recOffset(u int64) int64 { o, _ := r.j.offsetFor(u); return o }
@@ -717,7 +722,8 @@ func (b *block) WriteTo(w io.Writer) (int64, error) {
 	return total, nil
 }
 
-// finish skips what is unread of the block.
+// finish skips what is unread of the block. A block cut short that nobody
+// read to the end is reported here.
 func (b *block) finish() error {
 	b.active = false
 	if b.n <= 0 {
@@ -726,12 +732,16 @@ func (b *block) finish() error {
 	m, err := b.rd.br.Discard(int(b.n))
 	b.n -= int64(m)
 	if err == io.EOF {
-		perr := b.short()
-		var p *record.Problem
-		if errors.As(perr, &p) {
-			return b.rd.report(p)
+		p := b.short()
+		switch b.rd.cfg.policy {
+		case record.Fail:
+			return p
+		case record.Warn:
+			if b.rd.cfg.problems != nil {
+				b.rd.cfg.problems(p)
+			}
 		}
-		return perr
+		return nil
 	}
 	if err != nil {
 		return b.rd.ioErr(err)

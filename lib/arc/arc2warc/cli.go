@@ -231,7 +231,15 @@ func convert(name string, stdin io.Reader, w *warc.Writer, o options, stderr io.
 		if err := w.WriteRecord(rec); err != nil {
 			var p *record.Problem
 			if errors.As(err, &p) {
-				return r.Stats(), err
+				// A block cut short: the record is dropped (the writer
+				// wrote nothing of it) and the conversion goes on.
+				if o.policy != record.Fail && p.Skipped {
+					if !o.quiet {
+						fmt.Fprintf(stderr, "arc2warc: %s (skipped)\n", p.Error())
+					}
+					continue
+				}
+				return r.Stats(), p
 			}
 			return r.Stats(), fmt.Errorf("%s: record at offset %d: %w", display, rec.Offset, err)
 		}
