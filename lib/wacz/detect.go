@@ -38,21 +38,23 @@ type Detector struct {
 	byURL  map[string]*Page
 	frames map[string]bool // requested as frames (Sec-Fetch-Dest)
 	framed map[string]bool // src of a frame in some page
-	linked map[string]bool // href of a link in some page
 	buf    bytes.Buffer
 	limit  int
 	active bool
+	done   bool // the record turned out not to matter (not an HTML 200)
+	typ    record.Type
+	headOK bool // buf holds a complete HTTP head
 }
 
 // NewDetector returns an empty Detector.
 func NewDetector(text bool) *Detector {
-	return &Detector{Text: text, byURL: map[string]*Page{}, frames: map[string]bool{}, framed: map[string]bool{}, linked: map[string]bool{}}
+	return &Detector{Text: text, byURL: map[string]*Page{}, frames: map[string]bool{}, framed: map[string]bool{}}
 }
 
 // Begin starts a record. It returns the writer to copy the record's block to,
 // or nil when the record cannot be a page (nothing needs to be fed then).
 func (d *Detector) Begin(rec *record.Record) io.Writer {
-	d.active = false
+	d.active, d.done, d.headOK = false, false, false
 	d.buf.Reset()
 	if rec.TargetURI() == "" {
 		return nil
@@ -78,6 +80,7 @@ func (d *Detector) Begin(rec *record.Record) io.Writer {
 		return nil
 	}
 	d.active = true
+	d.typ = rec.Type()
 	return detectorSink{d}
 }
 
@@ -92,10 +95,31 @@ type detectorSink struct{ d *Detector }
 
 func (s detectorSink) Write(p []byte) (int, error) {
 	d := s.d
+	if d.done {
+		return len(p), nil
+	}
 	if room := d.limit - d.buf.Len(); room > 0 {
 		d.buf.Write(p[:min(room, len(p))])
 	}
+	if !d.headOK && (d.typ == record.Response || d.typ == record.Request) {
+		b := d.buf.Bytes()
+		if bytes.Contains(b, []byte("\r\n\r\n")) || bytes.Contains(b, []byte("\n\n")) {
+			d.headOK = true
+			if d.typ == record.Request {
+				d.done = true
+			} else if h, err := httpmsg.ParseHead(b); err != nil || h.Request || h.StatusCode != 200 || !isHTML(h.MIME()) {
+				d.done = true
+			}
+		}
+	}
 	return len(p), nil
+}
+
+// Wants reports whether the detector still needs bytes of the current
+// record's block: a reader that can skip the rest of a block (without
+// decompressing it) asks before reading on.
+func (d *Detector) Wants() bool {
+	return d.active && !d.done && d.buf.Len() < d.limit
 }
 
 // End finishes the record started with Begin, once its whole block was fed.
@@ -117,6 +141,9 @@ func (d *Detector) End(rec *record.Record) {
 		}
 		return
 	case record.Response:
+		if d.done {
+			return
+		}
 		br := bufio.NewReader(bytes.NewReader(d.buf.Bytes()))
 		h, err := httpmsg.ReadHead(br)
 		if err != nil || h.Request || h.StatusCode != 200 || !isHTML(h.MIME()) {
@@ -159,11 +186,6 @@ func (d *Detector) End(rec *record.Record) {
 				d.framed[r] = true
 			}
 		}
-		for _, l := range h.links {
-			if r := resolveRef(base, l); r != "" {
-				d.linked[r] = true
-			}
-		}
 	}
 	d.pages = append(d.pages, p)
 	d.byURL[u] = p
@@ -171,11 +193,11 @@ func (d *Detector) End(rec *record.Record) {
 
 // Pages returns the pages found, in the order their records came, without
 // the documents that were requested as frames (Sec-Fetch-Dest of their
-// request record) or that pages embed as frames and never link to.
+// request record) or that some page embeds with <iframe> or <frame>.
 func (d *Detector) Pages() []*Page {
 	var out []*Page
 	for _, p := range d.pages {
-		if d.frames[p.URL] || d.framed[p.URL] && !d.linked[p.URL] {
+		if d.frames[p.URL] || d.framed[p.URL] {
 			continue
 		}
 		out = append(out, p)
@@ -222,7 +244,6 @@ func ExtractHTML(doc []byte, text bool) (title, body string) {
 type htmlInfo struct {
 	title, text string
 	frames      []string // src of iframe and frame elements, as written
-	links       []string // href of a and area elements, as written
 }
 
 func scanHTML(doc []byte, text bool) htmlInfo {
@@ -234,45 +255,24 @@ func scanHTML(doc []byte, text bool) htmlInfo {
 	var tb, xb strings.Builder
 	inTitle, gotTitle := false, false
 	skip := 0 // depth inside elements whose text is not shown
-	attr := func(want string) string {
-		for {
-			k, v, more := z.TagAttr()
-			if string(k) == want {
-				return strings.TrimSpace(string(v))
-			}
-			if !more {
-				return ""
-			}
-		}
-	}
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
 			info.title, info.text = collapse(tb.String(), MaxTitle), collapse(xb.String(), MaxText)
+			info.frames = findFrames(doc)
 			return info
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
+			name, _ := z.TagName()
 			a := atom.Lookup(name)
 			switch a {
 			case atom.Title:
 				if tt == html.StartTagToken && !gotTitle && skip == 0 {
 					inTitle = true
 				}
-			case atom.Iframe, atom.Frame:
-				if hasAttr {
-					if v := attr("src"); v != "" && len(info.frames) < 1000 {
-						info.frames = append(info.frames, v)
-					}
-				}
-				if a == atom.Iframe && tt == html.StartTagToken {
+			case atom.Iframe:
+				if tt == html.StartTagToken {
 					skip++
-				}
-			case atom.A, atom.Area:
-				if hasAttr {
-					if v := attr("href"); v != "" && len(info.links) < 10000 {
-						info.links = append(info.links, v)
-					}
 				}
 			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Object:
 				if tt == html.StartTagToken {
@@ -287,6 +287,11 @@ func scanHTML(doc []byte, text bool) htmlInfo {
 			case atom.Title:
 				if inTitle {
 					inTitle, gotTitle = false, true
+					if !text {
+						info.title = collapse(tb.String(), MaxTitle)
+						info.frames = findFrames(doc)
+						return info
+					}
 				}
 			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Iframe, atom.Object:
 				if skip > 0 {
@@ -304,6 +309,50 @@ func scanHTML(doc []byte, text bool) htmlInfo {
 			}
 		}
 	}
+}
+
+// findFrames returns the src of every <iframe> and <frame> tag of doc,
+// found by a byte search (much cheaper than tokenising the whole document)
+// and read with the tokenizer from the tag on.
+func findFrames(doc []byte) []string {
+	var out []string
+	for i := 0; i < len(doc) && len(out) < 1000; {
+		j := bytes.IndexByte(doc[i:], '<')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		rest := doc[i:]
+		n := 0
+		switch {
+		case len(rest) > 6 && bytes.EqualFold(rest[:6], []byte("iframe")):
+			n = 6
+		case len(rest) > 5 && bytes.EqualFold(rest[:5], []byte("frame")):
+			n = 5
+		default:
+			continue
+		}
+		if c := rest[n]; c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '/' && c != '>' {
+			continue
+		}
+		z := html.NewTokenizer(bytes.NewReader(doc[i-1 : min(len(doc), i-1+8192)]))
+		if tt := z.Next(); tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		for {
+			k, v, more := z.TagAttr()
+			if string(k) == "src" {
+				if src := strings.TrimSpace(string(v)); src != "" {
+					out = append(out, src)
+				}
+				break
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // collapse turns runs of white space into one space, trims, and cuts s to
