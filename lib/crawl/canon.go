@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/idna"
@@ -119,6 +120,12 @@ func canonicalHost(scheme, hostport string) (string, error) {
 				return "", err
 			}
 			h = a
+		}
+		for i := 0; i < len(h); i++ {
+			c := h[i]
+			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_') {
+				return "", errors.New("bad host name " + strconv.Quote(h))
+			}
 		}
 		host = h
 	}

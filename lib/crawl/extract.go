@@ -1,8 +1,10 @@
 package crawl
 
 import (
+	"bytes"
 	"io"
 	"net/url"
+	"strings"
 
 	"github.com/arcport/arcport/lib/links"
 )
@@ -17,6 +19,9 @@ func LinksExtractor(c *Capture) ([]Link, error) {
 	if Parser(c.MIME(), c.URL) == nil {
 		return nil, nil
 	}
+	if isClass(c.MIME(), c.URL) {
+		return classLinks(c.Body, c.URL)
+	}
 	body, err := c.Body()
 	if err != nil {
 		return nil, err
@@ -25,34 +30,116 @@ func LinksExtractor(c *Capture) ([]Link, error) {
 	return ExtractFrom(body, c.MIME(), c.URL)
 }
 
+func isClass(mime, u string) bool { return docKind(mime, u) == "class" }
+
+// maxClassSize bounds the class files ExtractFrom holds in memory to read
+// them twice.
+const maxClassSize = 16 << 20
+
+// classLinks reads a Java class file's links against its codebase: the
+// class's own URL minus its package path (a class com/example/Hands found
+// at http://h/applet/com/example/Hands.class has codebase http://h/applet/),
+// found by a first pass that reads the class's own name.
+func classLinks(open func() (io.ReadCloser, error), u string) ([]Link, error) {
+	read := func(base string) ([]links.Link, error) {
+		r, err := open()
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		bu, err := url.Parse(base)
+		if err != nil {
+			return nil, err
+		}
+		var ls []links.Link
+		err = links.Class(r, bu, func(l links.Link) error { ls = append(ls, l); return nil })
+		return ls, err
+	}
+	ls, err := read(u)
+	if err != nil && len(ls) == 0 {
+		return nil, err
+	}
+	path := u
+	if i := strings.IndexAny(path, "?#"); i >= 0 {
+		path = path[:i]
+	}
+	for _, l := range ls {
+		name := strings.TrimSuffix(l.Value, ".class")
+		if l.Attr != "class" || !strings.Contains(name, "/") {
+			continue
+		}
+		if suffix := "/" + name + ".class"; strings.HasSuffix(path, suffix) {
+			if again, err2 := read(path[:len(path)-len(suffix)+1]); err2 == nil || len(again) > 0 {
+				ls, err = again, err2
+			}
+			break
+		}
+	}
+	return toLinks(ls), err
+}
+
+func toLinks(ls []links.Link) []Link {
+	var out []Link
+	for _, l := range ls {
+		if l.Kind == links.Base || l.URL == "" {
+			continue
+		}
+		src := l
+		out = append(out, Link{
+			URL:      l.URL,
+			Embedded: l.Kind == links.Embedded,
+			Redirect: l.Syntax == links.SyntaxRefresh,
+			Src:      &src,
+		})
+	}
+	return out
+}
+
 // Parser returns the lib/links extractor for a media type and URL, or nil
 // for documents that hold no links the crawler follows.
 func Parser(mime, u string) func(io.Reader, *url.URL, links.Func) error {
+	switch docKind(mime, u) {
+	case "html":
+		return links.HTML
+	case "css":
+		return links.CSS
+	case "js":
+		return links.JS
+	case "class":
+		return links.Class
+	}
+	return nil
+}
+
+// docKind names the kind of document a media type (and, when the type says
+// little, the URL's extension) denotes: html, css, js, class or "".
+func docKind(mime, u string) string {
 	switch mime {
 	case "text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml":
-		return links.HTML
+		return "html"
 	case "text/css":
-		return links.CSS
+		return "css"
 	case "application/javascript", "text/javascript", "application/x-javascript",
 		"application/ecmascript", "text/ecmascript", "text/jscript":
-		return links.JS
+		return "js"
 	case "application/java-vm", "application/java", "application/x-java-vm",
 		"application/x-java-class", "application/java-byte-code":
-		return links.Class
+		return "class"
 	case "", "application/octet-stream":
-		if links.Ext(u) == "class" {
-			return links.Class
-		}
-		if mime == "" {
-			switch links.Ext(u) {
-			case "html", "htm":
-				return links.HTML
-			case "css":
-				return links.CSS
+		switch links.Ext(u) {
+		case "class":
+			return "class"
+		case "html", "htm":
+			if mime == "" {
+				return "html"
+			}
+		case "css":
+			if mime == "" {
+				return "css"
 			}
 		}
 	}
-	return nil
+	return ""
 }
 
 // ExtractFrom reads the links of a document (a decoded body) of the given
@@ -63,23 +150,23 @@ func ExtractFrom(r io.Reader, mime, u string) ([]Link, error) {
 	if p == nil {
 		return nil, nil
 	}
+	if isClass(mime, u) {
+		b, err := io.ReadAll(io.LimitReader(r, maxClassSize))
+		if err != nil {
+			return nil, err
+		}
+		return classLinks(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }, u)
+	}
 	base, err := url.Parse(u)
 	if err != nil {
 		return nil, err
 	}
-	var out []Link
-	err = p(r, base, func(l links.Link) error {
-		if l.Kind == links.Base || l.URL == "" {
-			return nil
-		}
-		src := l
-		out = append(out, Link{
-			URL:      l.URL,
-			Embedded: l.Kind == links.Embedded,
-			Redirect: l.Syntax == links.SyntaxRefresh,
-			Src:      &src,
-		})
-		return nil
-	})
-	return out, err
+	var ls []links.Link
+	err = p(r, base, func(l links.Link) error { ls = append(ls, l); return nil })
+	return toLinks(ls), err
 }
+
+// DocKind names the kind of document a media type and URL denote, as the
+// crawler reads it for links: "html", "css", "js", "class", or "" for
+// anything else.
+func DocKind(mime, u string) string { return docKind(mime, u) }

@@ -50,7 +50,7 @@ func TestCanonicalize(t *testing.T) {
 			t.Errorf("Canonicalize not idempotent on %q: %q, %v", got, again, err)
 		}
 	}
-	for _, bad := range []string{"ftp://example.com/", "mailto:a@b.c", "/relative", "http:///x", "javascript:x()", "http://exa mple.com/", "http://example.com:8x/"} {
+	for _, bad := range []string{"ftp://example.com/", "mailto:a@b.c", "/relative", "http:///x", "javascript:x()", "http://exa mple.com/", "http://example.com:8x/", "http://--filter=-*.gif", "http://a*b/"} {
 		if got, err := Canonicalize(bad); err == nil {
 			t.Errorf("Canonicalize(%q) = %q, want an error", bad, got)
 		}

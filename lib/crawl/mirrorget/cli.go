@@ -41,26 +41,47 @@ const filterPrefix = "--filter="
 // for a flag. An argument is a rule when it starts with + or with a single -
 // and holds one of * / . that no flag name has. Arguments after "--" are
 // left alone.
+//
+// The rules are moved in front of the other arguments, in their order, since
+// flags are only read before the first URL.
 func SplitFilters(args []string) []string {
-	out := make([]string, 0, len(args))
-	for i, a := range args {
-		if i == 0 {
-			out = append(out, a)
-			continue
-		}
+	if len(args) == 0 {
+		return args
+	}
+	var rules, rest []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
-			out = append(out, args[i:]...)
+			rest = append(rest, args[i:]...)
 			break
 		}
 		rule := strings.HasPrefix(a, "+") ||
 			(strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && !strings.Contains(a, "=") && strings.ContainsAny(a, "*/."))
-		if rule && len(a) > 1 {
-			out = append(out, filterPrefix+a)
+		if rule && len(a) > 1 && !isFlagValue(args, i) {
+			rules = append(rules, filterPrefix+a)
 			continue
 		}
-		out = append(out, a)
+		rest = append(rest, a)
 	}
-	return out
+	return append(append([]string{args[0]}, rules...), rest...)
+}
+
+// valueFlags are the flags that take a value as the next argument.
+var valueFlags = map[string]bool{"O": true, "o": true, "format": true, "c": true, "rate": true, "max-rate": true,
+	"r": true, "ext-depth": true, "scope": true, "filter": true, "robots": true, "user-agent": true, "header": true,
+	"cookies": true, "proxy": true, "timeout": true, "retries": true, "max-size": true, "follow-redirects": true}
+
+// isFlagValue reports whether args[i] is the value of the flag before it
+// ("-O ./x.y" is a directory, not a rule).
+func isFlagValue(args []string, i int) bool {
+	if i < 2 {
+		return false
+	}
+	prev := args[i-1]
+	if !strings.HasPrefix(prev, "-") || strings.Contains(prev, "=") {
+		return false
+	}
+	return valueFlags[strings.TrimLeft(prev, "-")]
 }
 
 // App returns the urfave/cli application.

@@ -164,8 +164,8 @@ func (m *localMirror) extract(cp *crawl.Capture) ([]crawl.Link, error) {
 
 // isPage reports whether a document's links are rewritten in the mirror.
 func isPage(mimeType, u string) bool {
-	p := crawl.Parser(mimeType, u)
-	return p != nil && mimeType != "" && links.Ext(u) != "class" && !strings.Contains(mimeType, "java")
+	k := crawl.DocKind(mimeType, u)
+	return k == "html" || k == "css" || k == "js"
 }
 
 // save handles one capture: the mirror file and the cache entry.
