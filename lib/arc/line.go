@@ -12,6 +12,7 @@ type urlLine struct {
 	code, checksum, location, offset, filename []byte // v2 only
 
 	spaceInURL  bool // the URL holds spaces
+	spaceInType bool // the content type holds spaces ("text/html; charset=x")
 	extraSpaces bool // fields were separated by runs of spaces
 	crlf        bool // the line ended in CRLF
 }
@@ -105,15 +106,78 @@ func (u *urlLine) plausible() bool {
 // version that matched, or 0.
 func (u *urlLine) parseLine(line []byte, v int) int {
 	if v == 0 {
-		if u.split(line, 2) && u.plausible() {
+		if u.parse(line, 2) {
 			return 2
 		}
 		v = 1
 	}
-	if u.split(line, v) && u.plausible() {
+	if u.parse(line, v) {
 		return v
 	}
 	return 0
+}
+
+// parse splits line for version v and checks it, trying a content type
+// holding spaces when the plain split fails.
+func (u *urlLine) parse(line []byte, v int) bool {
+	if u.split(line, v) && u.plausible() {
+		return true
+	}
+	return u.splitSpacedType(line, v) && u.plausible()
+}
+
+// splitSpacedType splits a line whose content type holds spaces, as some
+// writers copied the HTTP Content-Type ("text/html; charset=UTF-8"): the
+// fields after the content type are taken from the right, then the IP
+// address and date are the rightmost pair of an IP-shaped word followed by
+// a date before them.
+func (u *urlLine) splitSpacedType(line []byte, v int) bool {
+	*u = urlLine{}
+	line, u.crlf = trimEOL(line)
+	tail := 1 // length
+	if v == 2 {
+		tail = 6 // result code, checksum, location, offset, filename, length
+	}
+	var f [6][]byte
+	end := len(line)
+	for i := tail - 1; i >= 0; i-- {
+		sp := bytes.LastIndexByte(line[:end], ' ')
+		if sp < 0 || sp+1 == end {
+			return false
+		}
+		f[i] = line[sp+1 : end]
+		end = sp
+	}
+	head := line[:end] // URL IP DATE CTYPE-WITH-SPACES
+	// Find the rightmost " IP DATE " with text after it.
+	for de := bytes.LastIndexByte(head, ' '); de > 0; de = bytes.LastIndexByte(head[:de], ' ') {
+		ds := bytes.LastIndexByte(head[:de], ' ')
+		if ds < 0 {
+			return false
+		}
+		date := head[ds+1 : de]
+		is := bytes.LastIndexByte(head[:ds], ' ')
+		if is <= 0 || !allDigits(date) {
+			continue
+		}
+		ip := head[is+1 : ds]
+		if !ipShaped(ip) {
+			continue
+		}
+		u.url, u.ip, u.date, u.ctype = head[:is], ip, date, head[de+1:]
+		if len(u.ctype) == 0 || bytes.IndexByte(u.ctype, ' ') < 0 {
+			return false // not this case
+		}
+		u.spaceInType = true
+		u.spaceInURL = bytes.IndexByte(u.url, ' ') >= 0
+		if v == 2 {
+			u.code, u.checksum, u.location, u.offset, u.filename, u.length = f[0], f[1], f[2], f[3], f[4], f[5]
+		} else {
+			u.length = f[0]
+		}
+		return true
+	}
+	return false
 }
 
 // hasScheme reports whether b starts with a URI scheme and a colon.

@@ -315,17 +315,17 @@ func (r *Reader) record(line string, v int, start int64, nl int) (rec *record.Re
 		if b, _ := r.br.Peek(1); len(b) == 1 && (b[0] == '1' || b[0] == '2') {
 			fv = int(b[0] - '0')
 		}
-		if fv == 0 || !(ul.split(lb, fv) && ul.plausible()) {
+		if fv == 0 || !ul.parse(lb, fv) {
 			fv = ul.parseLine(lb, 0)
 		}
 		if fv == 0 {
 			fv = v
-			ul.split(lb, v)
+			ul.parse(lb, v)
 		}
 		v = fv
 		r.version = v
 	} else {
-		ul.split(lb, v)
+		ul.parse(lb, v)
 		if r.version == 0 {
 			r.version = v
 			if perr := r.problem(start, true, false, "no version block (filedesc://) before the first record"); perr != nil {
@@ -365,6 +365,11 @@ func (r *Reader) record(line string, v int, start int64, nl int) (rec *record.Re
 	}
 	if ul.spaceInURL {
 		if err = r.problem(start, true, false, "URL holds spaces: %q", ul.url); err != nil {
+			return nil, false, err
+		}
+	}
+	if ul.spaceInType {
+		if err = r.problem(start, true, false, "content type holds spaces: %q", ul.ctype); err != nil {
 			return nil, false, err
 		}
 	}
@@ -556,20 +561,38 @@ func (r *Reader) blockLength(start, declared int64, known, isFD bool) (n int64, 
 		err = r.problem(start, true, false, "declared length %d does not end at a record boundary: next URL-record line found after %d bytes, length corrected", declared, n)
 		return n, false, err
 	}
-	// Unknown length: the block runs to the next URL-record line.
-	b, perr := r.br.Peek(int(size))
-	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
-		return 0, false, r.ioErr(perr)
+	// Unknown length: the block runs to the next URL-record line. Look in
+	// a growing window so small records do not cost a full buffer each.
+	var b []byte
+	atEOF := false
+	found := false
+	for want := int64(64 << 10); ; want *= 4 {
+		if want > size {
+			want = size
+		}
+		var perr error
+		b, perr = r.br.Peek(int(want))
+		if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
+			return 0, false, r.ioErr(perr)
+		}
+		atEOF = perr == io.EOF
+		var p int
+		if p, found = r.findRecordStart(b, 0, len(b), atEOF); found {
+			n = blockEnd(b, p)
+			break
+		}
+		if atEOF || want == size {
+			break
+		}
 	}
-	atEOF := perr == io.EOF
-	if p, ok := r.findRecordStart(b, 0, len(b), atEOF); ok {
-		n = blockEnd(b, p)
-	} else if atEOF {
+	switch {
+	case found:
+	case atEOF:
 		n = int64(len(b))
 		if n > 0 && b[n-1] == '\n' {
 			n--
 		}
-	} else {
+	default:
 		err = r.problem(start, false, true, "bad length %q and no next record within %d bytes: record skipped", r.ul.length, size)
 		return 0, true, err
 	}

@@ -144,6 +144,45 @@ func TestRepairs(t *testing.T) {
 			},
 		},
 		{
+			name: "content type with spaces",
+			data: []byte(v1(strings.Replace(recA(len(bodyA)), " text/html ", " text/html; charset=UTF-8 ", 1), recB(len(bodyB)))),
+			want: []rec{fdRec, aRec, bRec},
+			problems: []string{fmt.Sprintf(`R x: record at offset %d: content type holds spaces: "text/html; charset=UTF-8"`, len(v1Filedesc(len(v1Lines)))+1)},
+		},
+		{
+			name: "version 2, URL and content type with spaces",
+			data: []byte(fmt.Sprintf("filedesc://IA-001102.arc 0.0.0.0 19960923142103 text/plain 200 - - 0 IA-001102.arc %d\n", len(v2Lines)+1) + v2Lines + "\n" +
+				fmt.Sprintf("ftp://example.org/a b.txt 127.10.100.2 19961104142103 text/plain; charset=x 200 - - 209 IA-001102.arc %d\n", len(bodyB)) + bodyB + "\n"),
+			want: []rec{{"arc-filedesc", "filedesc://IA-001102.arc", "text/plain", v2Lines + "\n"}, {"resource", "ftp://example.org/a%20b.txt", "text/plain; charset=x", bodyB}},
+			problems: []string{
+				fmt.Sprintf(`R x: record at offset %d: URL holds spaces: "ftp://example.org/a b.txt"`, len(v2Lines)+1+len(fmt.Sprintf("filedesc://IA-001102.arc 0.0.0.0 19960923142103 text/plain 200 - - 0 IA-001102.arc %d\n", len(v2Lines)+1))),
+				fmt.Sprintf(`R x: record at offset %d: content type holds spaces: "text/plain; charset=x"`, len(v2Lines)+1+len(fmt.Sprintf("filedesc://IA-001102.arc 0.0.0.0 19960923142103 text/plain 200 - - 0 IA-001102.arc %d\n", len(v2Lines)+1))),
+			},
+		},
+		{
+			name: "many small records of unknown length",
+			data: []byte(v1Filedesc(len(v1Lines)) + "\n" + strings.Repeat(recB(-1)+"\n", 3000)),
+			want: append([]rec{fdRec}, func() []rec {
+				var out []rec
+				for i := 0; i < 3000; i++ {
+					out = append(out, bRec)
+				}
+				return out
+			}()...),
+			problems: func() []string {
+				var out []string
+				first := len(v1Filedesc(len(v1Lines))) + 1
+				for i := 0; i < 3000; i++ {
+					what := "the next record"
+					if i == 2999 {
+						what = "the end of the file"
+					}
+					out = append(out, fmt.Sprintf(`R x: record at offset %d: bad length "-1": block taken up to %s (%d bytes)`, first+i*len(recB(-1)+"\n"), what, len(bodyB)))
+				}
+				return out
+			}(),
+		},
+		{
 			name:     "no version block",
 			data:     []byte(recA(len(bodyA)) + "\n" + recB(len(bodyB)) + "\n"),
 			want:     []rec{aRec, bRec},
