@@ -144,9 +144,9 @@ func TestRepairs(t *testing.T) {
 			},
 		},
 		{
-			name: "content type with spaces",
-			data: []byte(v1(strings.Replace(recA(len(bodyA)), " text/html ", " text/html; charset=UTF-8 ", 1), recB(len(bodyB)))),
-			want: []rec{fdRec, aRec, bRec},
+			name:     "content type with spaces",
+			data:     []byte(v1(strings.Replace(recA(len(bodyA)), " text/html ", " text/html; charset=UTF-8 ", 1), recB(len(bodyB)))),
+			want:     []rec{fdRec, aRec, bRec},
 			problems: []string{fmt.Sprintf(`R x: record at offset %d: content type holds spaces: "text/html; charset=UTF-8"`, len(v1Filedesc(len(v1Lines)))+1)},
 		},
 		{
