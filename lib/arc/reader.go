@@ -555,6 +555,14 @@ func (r *Reader) blockLength(start, declared int64, known, isFD bool) (n int64, 
 			n = blockEnd(b, p)
 		} else if p, ok := r.findRecordStart(b, L, len(b), atEOF); ok && b[L] != '\n' {
 			n = blockEnd(b, p)
+		} else if atEOF && b[L] != '\n' {
+			// The last block goes on to the end of the file.
+			n = int64(len(b))
+			if b[n-1] == '\n' {
+				n--
+			}
+			err = r.problem(start, true, false, "declared length %d ends before the end of the last record: length corrected to %d", declared, n)
+			return n, false, err
 		} else {
 			return declared, false, nil
 		}

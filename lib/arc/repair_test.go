@@ -115,6 +115,13 @@ func TestRepairs(t *testing.T) {
 				len(v1Filedesc(len(v1Lines)))+1, len(bodyA)-7, len(bodyA))},
 		},
 		{
+			name: "last record's declared length too short",
+			data: []byte(v1(recA(len(bodyA)), recB(len(bodyB)-5))),
+			want: []rec{fdRec, aRec, bRec},
+			problems: []string{fmt.Sprintf("R x: record at offset %d: declared length %d ends before the end of the last record: length corrected to %d",
+				offB(v1(recA(len(bodyA)), "ftp://")), len(bodyB)-5, len(bodyB))},
+		},
+		{
 			name:     "missing newline between records",
 			data:     []byte(v1Filedesc(len(v1Lines)) + "\n" + recA(len(bodyA)) + recB(len(bodyB)) + "\n"),
 			want:     []rec{fdRec, aRec, bRec},
