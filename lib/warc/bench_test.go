@@ -135,3 +135,28 @@ func BenchmarkReader(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWriterLarge writes one 16 MiB resource record per op (spilled
+// to a temporary file and compressed inline, in parallel chunks for gzip).
+func BenchmarkWriterLarge(b *testing.B) {
+	block := bytes.Join(benchCorpus(1200), nil)[:16<<20]
+	for _, comp := range []compio.Format{compio.Gzip, compio.Zstd} {
+		b.Run(comp.String(), func(b *testing.B) {
+			w := NewWriter(io.Discard, WithCompression(comp), WithTempDir(b.TempDir()))
+			var br bytes.Reader
+			rec := record.Record{}
+			b.SetBytes(int64(len(block)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				br.Reset(block)
+				rec.Header, rec.Block = benchHeader(i), &br
+				if err := w.WriteRecord(&rec); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}

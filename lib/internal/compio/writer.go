@@ -312,8 +312,10 @@ func (c *countWriter) Write(p []byte) (int, error) {
 }
 
 // WriteInline waits until every queued member has been written, then
-// compresses r as one member straight to the output in the caller's
-// goroutine, without holding it in memory.
+// compresses r as one member straight to the output, without holding it in
+// memory: gzip members are deflated in 1 MiB chunks on Concurrency
+// goroutines (as pigz does), zstd frames with the encoder's own
+// concurrency.
 func (m *MemberWriter) WriteInline(r io.Reader, tag any) error {
 	if m.closed {
 		return ErrWriterClosed
@@ -327,6 +329,10 @@ func (m *MemberWriter) WriteInline(r io.Reader, tag any) error {
 	case Plain:
 		_, err = io.Copy(&cw, r)
 	case Gzip:
+		if m.opt.Concurrency > 1 {
+			err = writeGzipParallel(&cw, r, m.gzipLevel(), m.opt.Concurrency)
+			break
+		}
 		if m.inlineGz == nil {
 			m.inlineGz, _ = gzip.NewWriterLevel(&cw, m.gzipLevel())
 		} else {

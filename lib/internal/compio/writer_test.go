@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,50 @@ func TestMemberWriterDictFrame(t *testing.T) {
 	m.Close()
 	if got := out.Bytes(); !bytes.Equal(got, []byte{0x5D, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 'a', 'b', 'c'}) {
 		t.Errorf("dictionary frame % x", got)
+	}
+}
+
+// TestParallelGzipMember checks large inline gzip members deflated in
+// parallel chunks decode to the input, with MemberReader and with gzip(1),
+// for sizes around the chunk boundaries.
+func TestParallelGzipMember(t *testing.T) {
+	var pattern []byte
+	for i := 0; len(pattern) < 5*parChunk; i++ {
+		pattern = fmt.Appendf(pattern, "line %d %s\n", i*i%9973, strings.Repeat("ab", i%50))
+	}
+	for _, size := range []int{0, 1, dictSize, parChunk - 1, parChunk, parChunk + 1, 2 * parChunk, 5*parChunk - 3} {
+		for _, conc := range []int{2, 3} {
+			var out bytes.Buffer
+			m, err := NewMemberWriter(&out, WriterOptions{Format: Gzip, Concurrency: conc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := pattern[:size]
+			if err := m.WriteInline(bytes.NewReader(in), nil); err != nil {
+				t.Fatal(err)
+			}
+			m.Close()
+			mr, _ := NewMemberReader(bytes.NewReader(out.Bytes()))
+			if _, err := mr.Next(); err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(mr)
+			if err != nil || !bytes.Equal(got, in) || mr.Offset() != int64(out.Len()) {
+				t.Fatalf("size %d conc %d: %v, %d bytes back", size, conc, err, len(got))
+			}
+			if _, err := mr.Next(); err != io.EOF {
+				t.Fatalf("size %d: more than one member: %v", size, err)
+			}
+			if size == 5*parChunk-3 {
+				if gz, err := exec.LookPath("gzip"); err == nil {
+					cmd := exec.Command(gz, "-dc")
+					cmd.Stdin = bytes.NewReader(out.Bytes())
+					dec, err := cmd.Output()
+					if err != nil || !bytes.Equal(dec, in) {
+						t.Errorf("gzip -dc: %v, %d bytes", err, len(dec))
+					}
+				}
+			}
+		}
 	}
 }
