@@ -72,3 +72,24 @@ func BenchmarkReadPlain(b *testing.B) { benchRead(b, compio.Plain) }
 
 // BenchmarkReadGzip includes gzip decompression.
 func BenchmarkReadGzip(b *testing.B) { benchRead(b, compio.Gzip) }
+
+// BenchmarkConvert measures reader + converter (random IDs) on plain input.
+func BenchmarkConvert(b *testing.B) {
+	data := benchARC(b, 500, 20000, compio.Plain)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, _ := NewReader(bytes.NewReader(data))
+		c := NewConverter(r)
+		for {
+			rec, err := c.Next()
+			if err != nil {
+				break
+			}
+			if rec.Block != nil {
+				io.Copy(io.Discard, rec.Block)
+			}
+		}
+	}
+}

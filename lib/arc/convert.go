@@ -2,6 +2,7 @@ package arc
 
 import (
 	"bytes"
+	"encoding/hex"
 	"io"
 	"path"
 	"strconv"
@@ -178,7 +179,24 @@ func (c *Converter) id(r *record.Record, role string) string {
 	} else {
 		u = uuid.New()
 	}
-	return "<urn:uuid:" + u.String() + ">"
+	return formatID(u)
+}
+
+// formatID formats u as a WARC-Record-ID, "<urn:uuid:...>", in one allocation.
+func formatID(u uuid.UUID) string {
+	var b [47]byte
+	copy(b[:], "<urn:uuid:")
+	hex.Encode(b[10:18], u[0:4])
+	b[18] = '-'
+	hex.Encode(b[19:23], u[4:6])
+	b[23] = '-'
+	hex.Encode(b[24:28], u[6:8])
+	b[28] = '-'
+	hex.Encode(b[29:33], u[8:10])
+	b[33] = '-'
+	hex.Encode(b[34:46], u[10:16])
+	b[46] = '>'
+	return string(b[:])
 }
 
 // versionBlock turns a filedesc record into warcinfo + metadata.

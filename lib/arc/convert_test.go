@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/arcport/arcport/lib/record"
 )
 
@@ -222,3 +224,10 @@ func TestConvertHeadless(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestFormatID(t *testing.T) {
+	u := uuid.MustParse("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0")
+	if got, want := formatID(u), "<urn:uuid:"+u.String()+">"; got != want {
+		t.Errorf("%s, want %s", got, want)
+	}
+}

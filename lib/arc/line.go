@@ -244,8 +244,8 @@ func parseLength(b []byte) (int64, bool) {
 
 // validIP reports whether b is an IP address other than the unspecified
 // 0.0.0.0 (which ARC writers use when the address is unknown).
-func validIP(b []byte) (ok, unspecified bool) {
-	a, err := netip.ParseAddr(string(b))
+func validIP(s string) (ok, unspecified bool) {
+	a, err := netip.ParseAddr(s)
 	if err != nil {
 		return false, false
 	}

@@ -473,7 +473,7 @@ func (r *Reader) record(line string, v int, start int64, nl int) (rec *record.Re
 		record.Field{Name: record.FieldTargetURI, Value: target},
 		record.Field{Name: record.FieldDate, Value: warcDate},
 	)
-	if ok, unspec := validIP(ul.ip); ok && !unspec {
+	if ok, unspec := validIP(info.IP); ok && !unspec {
 		h = append(h, record.Field{Name: record.FieldIPAddress, Value: info.IP})
 	} else if !ok && info.IP != "-" {
 		if err = r.problem(start, true, false, "bad IP address %q: left out", info.IP); err != nil {
