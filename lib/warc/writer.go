@@ -186,6 +186,7 @@ func (w *Writer) WriteRecord(rec *record.Record) error {
 	spilled := false
 	var size int64
 	if rec.Block != nil {
+		empty := 0
 		for {
 			if len(buf.B)-headroom > MaxMemoryBlock {
 				spilled = true
@@ -198,6 +199,11 @@ func (w *Writer) WriteRecord(rec *record.Record) error {
 			if n > 0 {
 				w.dg.Write(buf.B[len(buf.B) : len(buf.B)+n])
 				buf.B = buf.B[:len(buf.B)+n]
+				empty = 0
+			} else if err == nil {
+				if empty++; empty > 100 {
+					err = io.ErrNoProgress
+				}
 			}
 			if err == io.EOF {
 				break
