@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"flag"
 	"bytes"
 	"crypto/sha1"
 	"encoding/base32"
@@ -513,4 +514,36 @@ func warcioRun(t *testing.T, bin string, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("%v: %s", err, stderr.String())
 	}
 	return os.ReadFile(f.Name())
+}
+
+var updateArc2warc = flag.Bool("update-arc2warc", false, "rewrite testdata/arc/golden/*.warc from arc2warc's output")
+
+// TestArc2warcGolden pins the exact bytes of the conversion of each fixture
+// (plain WARC, deterministic IDs). Regenerate with -update-arc2warc after an
+// intended change, and review the diff.
+func TestArc2warcGolden(t *testing.T) {
+	bin := arc2warcBin(t)
+	for _, file := range []string{"example.arc", "example.arc.gz", "example-space-in-url.arc", "bad.arc"} {
+		t.Run(file, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.warc")
+			if res := arc2warc(t, bin, nil, "-q", "--deterministic-ids", "-o", out, filepath.Join(arcFixtures, file)); res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			}
+			got, _ := os.ReadFile(out)
+			golden := filepath.Join(arcFixtures, "golden", file+".warc")
+			if *updateArc2warc {
+				os.MkdirAll(filepath.Dir(golden), 0o755)
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update-arc2warc to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("output differs from %s (run with -update-arc2warc and review the diff)", golden)
+			}
+		})
+	}
 }
