@@ -2,11 +2,11 @@ package e2e
 
 import (
 	"bufio"
-	"flag"
 	"bytes"
 	"crypto/sha1"
 	"encoding/base32"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
