@@ -8,7 +8,7 @@ status=0
 for pkg in $(go list ./...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
   for f in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | awk '{print $2}'); do
-    out=$(go test -run '^$' -fuzz "^$f\$" -fuzztime "$t" "$pkg" 2>&1)
+    out=$(go test -run '^$' -fuzz "^$f\$" -fuzztime "$t" -fuzzminimizetime 200x "$pkg" 2>&1)
     rc=$?
     execs=$(echo "$out" | grep -o 'execs: [0-9]*' | tail -1 | awk '{print $2}')
     if [ $rc -eq 0 ]; then res=ok; else res=FAIL; status=1; fi

@@ -301,10 +301,16 @@ func (m *MemberReader) readDict() error {
 		return fmt.Errorf("offset 0: zstd dictionary frame of %d bytes exceeds %d", size, MaxDictSize)
 	}
 	m.br.Discard(8)
-	buf := make([]byte, size)
-	if _, err := io.ReadFull(m.br, buf); err != nil {
-		return fmt.Errorf("offset 0: truncated zstd dictionary frame: %w", err)
+	// Grow the buffer with the bytes actually present, never from the
+	// length field alone.
+	var frame bytes.Buffer
+	if n, err := io.Copy(&frame, io.LimitReader(m.br, size)); n < size {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("offset 0: truncated zstd dictionary frame (%d of %d bytes): %w", n, size, err)
 	}
+	buf := frame.Bytes()
 	if len(buf) >= 4 && binary.LittleEndian.Uint32(buf) == zstdMagic {
 		d, err := zstd.NewReader(bytes.NewReader(buf), zstd.WithDecoderConcurrency(1))
 		if err != nil {
