@@ -131,6 +131,7 @@ func newMGSite(t *testing.T) *mgSite {
 <a href="frames.html">frames</a>
 <a href="refresh.html">refresh</a>
 <a href="applet.html">applet</a>
+<a href="index_1.html">collision 1</a> <a href="INDEX_1.HTML">collision 2</a> <a href="index_1.cgi">collision 3</a>
 <a href="mailto:webmaster@example.com">mail</a>
 <img src="img/logo.gif" srcset="img/logo-2x.gif 2x">
 <script>foo.src = "img/js-assigned.gif"; bar.src = dir + "/img/expr.gif"; window.open("popup.html");</script>
@@ -145,7 +146,7 @@ func newMGSite(t *testing.T) *mgSite {
 	add("/site/applet.html", "text/html", `<html><body><applet code="Clock.class" codebase="applet/" width=10 height=10></applet></body></html>`)
 	for _, p := range []string{"page%202.html", "crlink.html", "proto-nohost.html", "scheme-relative.html", "broken.html",
 		"absolute.html", "query.html?a=1&b=2", "r%C3%A9sum%C3%A9.html", "%C3%BCber.html", "target.html",
-		"frame1.html", "frame2.html", "refreshed.html", "popup.html"} {
+		"frame1.html", "frame2.html", "refreshed.html", "popup.html", "index_1.html", "INDEX_1.HTML", "index_1.cgi"} {
 		add("/site/"+p, "text/html", page(p))
 	}
 	gif := "GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"
@@ -198,11 +199,12 @@ func (s *mgSite) serve(w http.ResponseWriter, r *http.Request) {
 	f, ok := s.files[r.URL.RequestURI()]
 	delay := s.delay
 	s.mu.Unlock()
+	arrived := time.Now()
 	cw := &countingWriter{ResponseWriter: w}
 	defer func() {
 		s.mu.Lock()
 		s.cur--
-		s.log = append(s.log, mgHit{r.URL.RequestURI(), time.Now(), r.Header.Get("If-None-Match"), r.Header.Get("If-Modified-Since"), cw.status, cw.n})
+		s.log = append(s.log, mgHit{r.URL.RequestURI(), arrived, r.Header.Get("If-None-Match"), r.Header.Get("If-Modified-Since"), cw.status, cw.n})
 		s.mu.Unlock()
 	}()
 	time.Sleep(delay)
@@ -227,6 +229,19 @@ func (s *mgSite) hits() []mgHit {
 	return h
 }
 
+// mgLinkTarget returns the rewritten href of the link whose text is
+// "collision N" for the URL name, from the saved index.
+func mgLinkTarget(t *testing.T, idx []byte, name string) string {
+	t.Helper()
+	n := map[string]string{"index_1.html": "1", "INDEX_1.HTML": "2", "index_1.cgi": "3"}[name]
+	end := bytes.Index(idx, []byte(">collision "+n+"<"))
+	if end < 0 {
+		t.Fatalf("no collision %s link", n)
+	}
+	start := bytes.LastIndex(idx[:end], []byte(`href="`))
+	return string(idx[start+6 : end-1])
+}
+
 // mgExpected is what a crawl of http://H/site/ must fetch: every link of the
 // chapter's syntax list, CSS, JS and class links, frames, refresh, redirect
 // target, requisites on the same host outside the directory (the class
@@ -237,14 +252,16 @@ var mgExpected = []string{
 	"/site/applet/Clock.class", "/site/applet/com/example/Hands.class", "/site/applet/images/face.gif",
 	"/site/big.bin", "/site/broken.html", "/site/crlink.html",
 	"/site/css/icons/x.png", "/site/css/imported.css", "/site/css/main.css", "/site/css/more.css",
-	"/site/frame1.html", "/site/frame2.html", "/site/frames.html",
+	"/site/INDEX_1.HTML", "/site/frame1.html", "/site/frame2.html", "/site/frames.html",
 	"/site/img/bg.gif", "/site/img/css-bg.gif", "/site/img/from-js.gif", "/site/img/imported-bg.gif",
 	"/site/img/js-assigned.gif", "/site/img/logo-2x.gif", "/site/img/logo.gif",
-	"/site/js/app.js", "/site/missing.html", "/site/moved.html", "/site/page%202.html", "/site/popup.html",
+	"/site/index_1.cgi", "/site/index_1.html", "/site/js/app.js", "/site/missing.html", "/site/moved.html", "/site/page%202.html", "/site/popup.html",
 	"/site/proto-nohost.html", "/site/query.html?a=1&b=2", "/site/r%C3%A9sum%C3%A9.html",
 	"/site/refresh.html", "/site/refreshed.html", "/site/scheme-relative.html", "/site/target.html",
 	"/tick.au",
 }
+
+func init() { sort.Strings(mgExpected) }
 
 // mgNotFetched must never be requested.
 var mgNotFetched = []string{"/site/private/secret.html", "/outside.html", "/site/img/expr.gif", "/site/img/not-taken.gif"}
@@ -458,6 +475,33 @@ func TestMirrorgetSite(t *testing.T) {
 			t.Errorf("index.html lacks %s", want)
 		}
 	}
+	// index_1.html, INDEX_1.HTML and index_1.cgi (HTML) are three files
+	var titles []string
+	for _, name := range []string{"index_1.html", "INDEX_1.HTML", "index_1.cgi"} {
+		rel := mgLinkTarget(t, idx, name)
+		b, err := os.ReadFile(filepath.Join(hostDir, "site", filepath.FromSlash(rel)))
+		if err != nil {
+			t.Errorf("%s saved as %q: %v", name, rel, err)
+			continue
+		}
+		title := string(b[bytes.Index(b, []byte("<title>"))+7 : bytes.Index(b, []byte("</title>"))])
+		if title != name {
+			t.Errorf("link to %s leads to %s, the file of %s", name, rel, title)
+		}
+		titles = append(titles, rel+" "+title)
+	}
+	// which of them gets index_1.html depends on which answer comes first
+	lower := map[string]bool{}
+	for _, tl := range titles {
+		rel, title, _ := strings.Cut(tl, " ")
+		lower[strings.ToLower(rel)] = true
+		if !strings.EqualFold(filepath.Ext(rel), ".html") {
+			t.Errorf("%s saved as %s: not an .html name", title, rel)
+		}
+	}
+	if len(titles) != 3 || len(lower) != 3 {
+		t.Errorf("collisions: %q are not three distinct files", titles)
+	}
 	if !bytes.Contains(idx, []byte(`href="`+site+`/outside.html"`)) {
 		t.Errorf("out-of-scope link not made absolute in index.html")
 	}
@@ -551,8 +595,6 @@ func TestMirrorgetPoliteness(t *testing.T) {
 	if maxConc > 2 {
 		t.Errorf("server saw %d concurrent requests under -c 2", maxConc)
 	}
-	// arrival times: the hit log is written at the end of each request
-	// (after the delay), so spacing is measured on those, in order
 	var ts []time.Time
 	for _, h := range hits {
 		ts = append(ts, h.at)

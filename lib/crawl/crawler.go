@@ -144,7 +144,9 @@ func New(cfg Config, sink Sink) (*Crawler, error) {
 	}
 	c.scope = NewScope(cfg.Scope, c.seeds)
 	if cfg.Rate > 0 {
-		c.interval = time.Duration(float64(time.Second) / cfg.Rate)
+		// 1% more than 1/Rate, so that network jitter cannot squeeze one
+		// request too many into a second as the server counts them
+		c.interval = time.Duration(float64(time.Second) / cfg.Rate * 1.01)
 	}
 	c.f = newFetcher(&c.cfg)
 	return c, nil

@@ -1,0 +1,69 @@
+package mirrorget
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/arcport/arcport/lib/internal/cliutil"
+)
+
+func TestSplitFilters(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"mirrorget http://h/ -*.gif +*/docs/*", "mirrorget --filter=-*.gif --filter=+*/docs/* http://h/"},
+		{"mirrorget -O ./out.d http://h/ -*/cgi-bin/*", "mirrorget --filter=-*/cgi-bin/* -O ./out.d http://h/"},
+		{"mirrorget -c 2 -q --rate 1.5 http://h/", "mirrorget -c 2 -q --rate 1.5 http://h/"},
+		{"mirrorget --header=X-A:b -o a.warc http://h/ -- -*.gif", "mirrorget --header=X-A:b -o a.warc http://h/ -- -*.gif"},
+		{"mirrorget http://h/ +www.example.com/*", "mirrorget --filter=+www.example.com/* http://h/"},
+		{"mirrorget -v -r 2 http://h/", "mirrorget -v -r 2 http://h/"},
+	}
+	for _, tt := range tests {
+		got := strings.Join(SplitFilters(strings.Fields(tt.in)), " ")
+		if got != tt.want {
+			t.Errorf("SplitFilters(%s)\n got %s\nwant %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"500", 500, true}, {"500k", 500 << 10, true}, {"2M", 2 << 20, true}, {"1g", 1 << 30, true},
+		{"10kb", 10 << 10, true}, {"", 0, false}, {"-1", 0, false}, {"1.5m", 0, false}, {"lots", 0, false},
+		{"99999999999g", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseSize(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseSize(%q) = %d, %v", tt.in, got, err)
+		}
+	}
+}
+
+// Bad usage is reported as such (exit status 2) before any request.
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"mirrorget"},
+		{"mirrorget", "--format", "zip", "http://127.0.0.1:1/"},
+		{"mirrorget", "--scope", "planet", "http://127.0.0.1:1/"},
+		{"mirrorget", "--robots", "maybe", "http://127.0.0.1:1/"},
+		{"mirrorget", "--follow-redirects", "some", "http://127.0.0.1:1/"},
+		{"mirrorget", "--header", "no colon", "http://127.0.0.1:1/"},
+		{"mirrorget", "--proxy", "socks5://h:1", "http://127.0.0.1:1/"},
+		{"mirrorget", "--max-rate", "fast", "http://127.0.0.1:1/"},
+		{"mirrorget", "-c", "0", "http://127.0.0.1:1/"},
+		{"mirrorget", "--filter", "-mime:image/*", "http://127.0.0.1:1/"},
+		{"mirrorget", "-o", "/dev/null", "ftp://example.com/"},
+	} {
+		app := App()
+		app.OnUsageError = nil
+		err := app.Run(SplitFilters(args))
+		var ue *cliutil.UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%q: %v, want a usage error", args, err)
+		}
+	}
+}
