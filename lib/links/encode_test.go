@@ -24,6 +24,8 @@ func TestEncode(t *testing.T) {
 		{Link{Syntax: SyntaxAttr, InAttr: true, AttrQuote: '\''}, `a&b"c'd.html`, `a&amp;b"c&#39;d.html`},
 		{Link{Syntax: SyntaxAttr, InAttr: true}, "a b>c\"d'e=f.html", `a&#32;b&#62;c&quot;d&#39;e=f.html`},
 		{Link{Syntax: SyntaxAttr, InAttr: true, AttrQuote: '"'}, `../img/plain.gif`, `../img/plain.gif`},
+		{Link{Syntax: SyntaxAttr, InAttr: true}, ``, `""`},
+		{Link{Syntax: SyntaxAttr, InAttr: true, AttrQuote: '\''}, ``, ``},
 		{Link{Syntax: SyntaxList, InAttr: true, AttrQuote: '"'}, `a b,c&d.png`, `a%20b%2cc&amp;d.png`},
 		{Link{Syntax: SyntaxRefresh, InAttr: true, AttrQuote: '"'}, `a;b'c.html`, `a%3bb%27c.html`},
 		{Link{Syntax: SyntaxCSSURL}, `a b(c)d"e'f\g.png`, `a%20b%28c%29d%22e%27f%5cg.png`},

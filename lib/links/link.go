@@ -159,6 +159,10 @@ func (l *Link) Encode(value string) string {
 	}
 	if l.InAttr || l.Syntax == SyntaxAttr {
 		v = attrEscape(v, l.AttrQuote)
+		if v == "" && l.AttrQuote == 0 && l.Syntax == SyntaxAttr {
+			// an empty unquoted value would swallow the next attribute
+			v = `""`
+		}
 	}
 	return v
 }

@@ -88,7 +88,7 @@ func TestFindsWhatPeersFind(t *testing.T) {
 	ht := peerFetches(t, page, "httrack", func(start, dir string) []string {
 		host := strings.TrimPrefix(strings.TrimPrefix(start, "http://"), "")
 		host = host[:strings.IndexByte(host, '/')]
-		return []string{start, "-O", dir, "-r2", "-q", "-%v0", "-s0", "-c8", "-%c50", "--disable-security-limits", "+" + host + "/*"}
+		return []string{start, "-O", dir, "-r2", "-q", "-%v0", "-s0", "-c8", "-%c50", "-u0", "--disable-security-limits", "+" + host + "/*"}
 	})
 	wg := peerFetches(t, page, "wget", func(start, dir string) []string {
 		return []string{"-q", "-r", "-l1", "-p", "-e", "robots=off", "-P", dir, start}

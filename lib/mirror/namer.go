@@ -64,6 +64,7 @@ type Namer struct {
 	files    map[string]string // folded path -> URL key
 	dirs     map[string]string // folded candidate dir path -> assigned dir path
 	dirOwned map[string]bool   // folded assigned dir paths
+	next     map[string]int    // folded wanted path -> next collision number to try
 }
 
 // NewNamer returns an empty Namer; opt may be nil.
@@ -71,6 +72,7 @@ func NewNamer(opt *Options) *Namer {
 	n := &Namer{
 		byURL: map[string]string{}, alias: map[string]string{},
 		files: map[string]string{}, dirs: map[string]string{}, dirOwned: map[string]bool{},
+		next: map[string]int{},
 	}
 	if opt != nil {
 		n.opt = *opt
@@ -416,14 +418,20 @@ func (n *Namer) assignFile(dir, file, key string) string {
 	if ext != "" {
 		ext = "." + ext
 	}
-	p := joinPath(dir, file)
-	for i := 2; ; i++ {
+	want := joinPath(dir, file)
+	p := want
+	i := max(n.next[fold(want)], 2)
+	for {
 		f := fold(p)
 		_, taken := n.files[f]
 		if !taken && !n.dirOwned[f] {
 			break
 		}
 		p = joinPath(dir, stem+"-"+strconv.Itoa(i)+ext)
+		i++
+	}
+	if p != want {
+		n.next[fold(want)] = i
 	}
 	n.files[fold(p)] = key
 	n.byURL[key] = p
