@@ -47,6 +47,13 @@ type Options struct {
 	Warn func(string)
 	// TempDir is where spill and sort files go ("" : the system default).
 	TempDir string
+	// Verify inflates every gzip member of gzip-per-record input to its
+	// end, checking its CRC, instead of skipping the parts that indexing
+	// and page detection do not need.
+	Verify bool
+	// NoFastPath reads gzip-per-record input with lib/warc's reader only
+	// (for tests comparing the two).
+	NoFastPath bool
 }
 
 // Stats counts what a Writer wrote.
@@ -56,6 +63,8 @@ type Stats struct {
 	Captures   int   // index lines
 	Pages      int   // pages in pages.jsonl
 	CopiedRaw  int64 // bytes of gzip members copied without recompression
+	Skipped    int   // members whose end was found without inflating them
+	Handovers  int   // times the fast path handed an input over to lib/warc
 	Reencoded  int   // records compressed again
 	ArchiveLen int64 // bytes in archive/
 }

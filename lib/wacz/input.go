@@ -29,10 +29,13 @@ type inputRun struct {
 	sink  *archiveSink
 	fatal error
 
-	raw  bool // copying gzip members as they are
-	src  record.Reader
-	wr   *warc.Reader // raw mode: reads the tapped input
-	tap  *tapReader
+	raw     bool // copying gzip members as they are
+	fast    bool // raw, through the fast path (fastraw.go)
+	fs      *fastState
+	rs      *rawStream // raw mode: the input, copied to the sink as read
+	rawBase int64      // stream offset where wr started reading
+	src     record.Reader
+	wr      *warc.Reader // raw mode: reads the raw stream
 	ww   recordWriter // re-encode mode
 	base int64        // sink offset where the WARC writer's output starts
 	eof  bool
@@ -99,36 +102,16 @@ func (in *inputRun) getFatal() error {
 	return in.fatal
 }
 
-// tapReader copies every byte read from r to w (the raw copy of gzip
-// members into the zip) until stopped.
-type tapReader struct {
-	r       io.Reader
-	w       io.Writer
-	stopped bool
-	err     error
-}
-
-func (t *tapReader) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if n > 0 && !t.stopped {
-		if _, werr := t.w.Write(p[:n]); werr != nil {
-			t.err = werr
-			return n, werr
-		}
-	}
-	return n, err
-}
-
 // startRaw sets up the copy of a WARC made of gzip members: the members go
 // into the zip as they are while the decompressed records are indexed.
 func (in *inputRun) startRaw(src io.Reader) error {
-	in.tap = &tapReader{r: src, w: in.sink}
-	wr, err := warc.NewReader(in.tap, in.readerOpts()...)
-	if err != nil {
-		return err
+	in.raw = true
+	if !in.w.opts.NoFastPath {
+		in.startFast(src)
+		return nil
 	}
-	in.raw, in.wr, in.src = true, wr, wr
-	return nil
+	in.rs = newRawStream(src, in.sink)
+	return in.handover(0, nil)
 }
 
 // startReencode sets up writing the records of src through the WARC
@@ -238,8 +221,16 @@ func (in *inputRun) abort() {
 
 // Next implements record.Reader for the indexer.
 func (in *inputRun) Next() (*record.Record, error) {
-	if err := in.endOut(); err != nil {
-		return nil, err
+	if in.out != nil {
+		var err error
+		if in.fast {
+			err = in.endFast()
+		} else {
+			err = in.endOut()
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if err := in.getFatal(); err != nil {
 		return nil, err
@@ -249,7 +240,10 @@ func (in *inputRun) Next() (*record.Record, error) {
 	}
 	var view *record.Record
 	var err error
-	if in.raw {
+	if in.fast {
+		view, err = in.nextFast()
+	}
+	if in.raw && !in.fast && err == nil && view == nil {
 		view, err = in.nextRaw()
 	}
 	if !in.raw && err == nil && view == nil {
@@ -282,8 +276,8 @@ func (in *inputRun) endOut() error {
 }
 
 func (in *inputRun) tapErr() error {
-	if in.tap != nil && in.tap.err != nil {
-		return in.tap.err
+	if in.rs != nil && in.rs.err != nil {
+		return in.rs.err
 	}
 	return nil
 }
@@ -331,7 +325,7 @@ func (in *inputRun) nextRaw() (*record.Record, error) {
 		if p.DiskLength == 0 || (err == nil && rec.Offset == p.Offset) {
 			return nil, in.switchToReencode(prev, rec, err)
 		}
-		if err := in.place(prev.seq, p.Offset, p.Offset+p.DiskLength); err != nil {
+		if err := in.place(prev.seq, in.rawBase+p.Offset, in.rawBase+p.Offset+p.DiskLength); err != nil {
 			return nil, err
 		}
 		in.w.stats.CopiedRaw += p.DiskLength
@@ -356,8 +350,8 @@ func (in *inputRun) nextRaw() (*record.Record, error) {
 // (the indexer has seen it already), and so are cur and the rest of the
 // input.
 func (in *inputRun) switchToReencode(prev *pendingRec, cur *record.Record, curErr error) error {
-	in.tap.stopped = true
-	sp, err := in.sink.Rewind(prev.rec.Offset)
+	in.rs.tap = false
+	sp, err := in.sink.Rewind(in.rawBase + prev.rec.Offset)
 	if err != nil {
 		return err
 	}
@@ -368,7 +362,7 @@ func (in *inputRun) switchToReencode(prev *pendingRec, cur *record.Record, curEr
 	}
 	first, err := again.Next()
 	if err != nil {
-		return fmt.Errorf("%s: record at offset %d: cannot read it again: %v", in.name, prev.rec.Offset, err)
+		return fmt.Errorf("%s: record at offset %d: cannot read it again: %v", in.name, in.rawBase+prev.rec.Offset, err)
 	}
 	in.raw = false
 	in.startWriter()

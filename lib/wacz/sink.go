@@ -108,6 +108,14 @@ func (s *archiveSink) movePart(at int64) error {
 	return err
 }
 
+// readAt reads stream bytes at off from the current part.
+func (s *archiveSink) readAt(p []byte, off int64) (int, error) {
+	if s.part == nil || off < s.base {
+		return 0, fmt.Errorf("internal error: stream offset %d is not in the current part (from %d)", off, s.base)
+	}
+	return s.part.ReadAt(p, off-s.base)
+}
+
 // Rewind withdraws the stream bytes from offset to on, returning them.
 func (s *archiveSink) Rewind(to int64) (*spill, error) {
 	if s.part == nil || to < s.base || to > s.pos {

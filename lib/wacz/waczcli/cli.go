@@ -295,8 +295,11 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	}
 	if c.Bool("v") && !c.Bool("q") {
 		s := w.Stats()
-		fmt.Fprintf(stderr, "%s: %d inputs, %d records (%d compressed again), %d captures, %d pages, %d bytes of WARC\n",
-			out, s.Inputs, s.Records, s.Reencoded, s.Captures, s.Pages, s.ArchiveLen)
+		fmt.Fprintf(stderr, "%s: %d inputs, %d records (%d copied as they were, %d members skipped, %d compressed again), %d captures, %d pages, %d bytes of WARC\n",
+			out, s.Inputs, s.Records, s.Records-s.Reencoded, s.Skipped, s.Reencoded, s.Captures, s.Pages, s.ArchiveLen)
+		if s.Handovers > 0 {
+			fmt.Fprintf(stderr, "%s: %d inputs read by the careful path from some point on\n", out, s.Handovers)
+		}
 	}
 	return nil
 }

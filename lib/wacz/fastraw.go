@@ -1,0 +1,506 @@
+package wacz
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/warc"
+	"github.com/klauspost/compress/gzip"
+)
+
+// The fast path for gzip-per-record WARC input.
+//
+// The input's bytes are copied into archive/ as they are read (rawStream).
+// For each gzip member the fast path inflates only what indexing and page
+// detection need: the WARC header, the HTTP head, and HTML bodies. The end
+// of a member whose rest need not be read is found without inflating it:
+// the next member starts at the first plausible gzip header after it
+// (1f 8b 08, reserved flag bits clear, a known XFL and OS byte), and only
+// if the four bytes before that header, the gzip ISIZE trailer field, equal
+// the record's size (WARC header + Content-Length + its CRLF CRLF). A
+// member holding more than one record, or anything unusual (a header the
+// strict parser here does not take, a mismatching trailer, a gzip error),
+// hands the rest of the input over to lib/warc's reader from that member
+// on, which reports problems and detects multi-record members as usual.
+// Options.Verify inflates every member to its end (checking every CRC).
+
+// fastTailInflate: a record whose unread rest is at most this long is
+// inflated to its end rather than skipped (it costs little and checks the
+// member's CRC).
+const fastTailInflate = 2 << 10
+
+// fastStep is the most the fast path inflates at a time while it reads
+// headers, so that a member's rest can still be skipped.
+const fastStep = 4 << 10
+
+// fastHeaderMax bounds the WARC header the fast path parses.
+const fastHeaderMax = 64 << 10
+
+// rawStream reads the input in large chunks, copying every byte to the
+// sink (the raw copy) while tap is set, and serves stream bytes by offset:
+// recent ones from memory, older ones read back from the sink.
+type rawStream struct {
+	r      io.Reader
+	sink   *archiveSink
+	tap    bool
+	win    []byte // stream bytes [winOff, winOff+len(win))
+	winOff int64
+	eof    bool
+	err    error
+}
+
+const rawWindow = 8 << 20
+
+func newRawStream(r io.Reader, sink *archiveSink) *rawStream {
+	return &rawStream{r: r, sink: sink, tap: true, win: make([]byte, 0, rawWindow+(1<<20))}
+}
+
+func (s *rawStream) end() int64 { return s.winOff + int64(len(s.win)) }
+
+// fill reads more input, keeping stream bytes from keep on in memory when
+// it can. It returns io.EOF at the end of the input.
+func (s *rawStream) fill(keep int64) error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.eof {
+		return io.EOF
+	}
+	if len(s.win) >= rawWindow {
+		drop := int64(len(s.win)) - rawWindow/2
+		if k := keep - s.winOff; k < drop {
+			drop = max(k, 0)
+		}
+		if drop == 0 && cap(s.win)-len(s.win) < 64<<10 {
+			drop = int64(len(s.win)) - rawWindow/2 // keep is far back: the sink has it
+		}
+		if drop > 0 {
+			n := copy(s.win, s.win[drop:])
+			s.win = s.win[:n]
+			s.winOff += drop
+		}
+	}
+	if cap(s.win)-len(s.win) < 64<<10 {
+		nw := make([]byte, len(s.win), 2*cap(s.win))
+		copy(nw, s.win)
+		s.win = nw
+	}
+	n, err := s.r.Read(s.win[len(s.win):cap(s.win)])
+	if n > 0 {
+		chunk := s.win[len(s.win) : len(s.win)+n]
+		if s.tap {
+			if _, werr := s.sink.Write(chunk); werr != nil {
+				s.err = werr
+				return werr
+			}
+		}
+		s.win = s.win[:len(s.win)+n]
+	}
+	if err == io.EOF {
+		s.eof = true
+		if n == 0 {
+			return io.EOF
+		}
+		return nil
+	}
+	if err != nil {
+		s.err = err
+	}
+	return err
+}
+
+// readAt reads stream bytes at off (at most up to the current window end
+// after filling once).
+func (s *rawStream) readAt(p []byte, off int64) (int, error) {
+	for off >= s.end() {
+		if err := s.fill(off); err != nil {
+			return 0, err
+		}
+	}
+	if off >= s.winOff {
+		return copy(p, s.win[off-s.winOff:]), nil
+	}
+	n := int(min(int64(len(p)), s.winOff-off))
+	return s.sink.readAt(p[:n], off)
+}
+
+// at returns the byte at off, filling as needed; ok false at the end.
+func (s *rawStream) at(off int64) (byte, bool, error) {
+	var b [1]byte
+	n, err := s.readAt(b[:], off)
+	if n == 1 {
+		return b[0], true, nil
+	}
+	if err == io.EOF {
+		return 0, false, nil
+	}
+	return 0, false, err
+}
+
+// streamReader reads a rawStream sequentially from an offset.
+type streamReader struct {
+	s   *rawStream
+	off int64
+}
+
+func (r *streamReader) Read(p []byte) (int, error) {
+	n, err := r.s.readAt(p, r.off)
+	r.off += int64(n)
+	return n, err
+}
+
+// plausibleGzipHeader reports whether b (10 bytes) looks like the start of
+// a gzip member as archive tools write them.
+func plausibleGzipHeader(b []byte) bool {
+	return len(b) >= 10 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8 && b[3]&0xe0 == 0 &&
+		(b[8] == 0 || b[8] == 2 || b[8] == 4) && (b[9] <= 13 || b[9] == 255)
+}
+
+// memberEnd finds where the gzip member starting at start ends without
+// inflating it: at the first plausible gzip header after it, or the end of
+// the input, provided the ISIZE field before that point is one of sizes.
+// ok is false when the first candidate does not match (the caller then
+// inflates the member to learn the truth).
+func (s *rawStream) memberEnd(start int64, sizes []uint32) (int64, bool, error) {
+	pos := start + 18
+	var hdr [10]byte
+	matches := func(end int64) (bool, error) {
+		var t [4]byte
+		if n, err := s.readAt(t[:], end-4); n < 4 {
+			return false, err
+		}
+		v := binary.LittleEndian.Uint32(t[:])
+		for _, z := range sizes {
+			if v == z {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	for {
+		for pos >= s.end() {
+			if err := s.fill(pos - 8); err != nil {
+				if err == io.EOF {
+					ok, err := matches(s.end())
+					return s.end(), ok, err
+				}
+				return 0, false, err
+			}
+		}
+		if pos < s.winOff {
+			pos = s.winOff // cannot happen while fill keeps pos-8
+		}
+		w := s.win[pos-s.winOff:]
+		i := bytes.IndexByte(w, 0x1f)
+		if i < 0 {
+			pos += int64(len(w))
+			continue
+		}
+		c := pos + int64(i)
+		n, err := s.readAt(hdr[:], c)
+		for n < 10 && err == nil {
+			var k int
+			k, err = s.readAt(hdr[n:], c+int64(n))
+			n += k
+		}
+		if n == 10 && plausibleGzipHeader(hdr[:]) {
+			ok, err := matches(c)
+			return c, ok, err
+		}
+		if err != nil && err != io.EOF {
+			return 0, false, err
+		}
+		pos = c + 1
+	}
+}
+
+// fastState is the fast path's state.
+type fastState struct {
+	rs     *rawStream
+	next   int64 // offset of the next member
+	sr     streamReader
+	br     *bufio.Reader
+	gz     *gzip.Reader
+	hbuf   []byte
+	cur    *pendingRec
+	start  int64
+	hdrLen int64
+	cl     int64
+	block  *countReader
+	verify bool
+}
+
+// countReader counts the bytes read through it. A read error other than
+// io.EOF is kept and reported as io.EOF, so the indexer sees a short block
+// and the fast path hands the member over to lib/warc, which reports the
+// damage properly.
+type countReader struct {
+	r   io.Reader
+	n   int64
+	err error
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, io.EOF
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if err != nil && err != io.EOF {
+		c.err = err
+		return n, io.EOF
+	}
+	return n, err
+}
+
+// smallReads hands out at most fastStep bytes per Read, so a buffered
+// reader on top (the indexer's) does not make the member inflate further
+// than what it parses.
+type smallReads struct{ r io.Reader }
+
+func (s smallReads) Read(p []byte) (int, error) {
+	if len(p) > fastStep {
+		p = p[:fastStep]
+	}
+	return s.r.Read(p)
+}
+
+var errFallback = errors.New("fast path does not take this member")
+
+// startFast sets up the fast path over the input.
+func (in *inputRun) startFast(src io.Reader) {
+	in.rs = newRawStream(src, in.sink)
+	in.fs = &fastState{rs: in.rs, br: bufio.NewReaderSize(nil, 64<<10), verify: in.w.opts.Verify}
+	in.fast = true
+}
+
+// nextFast reads the WARC header of the next member and returns the
+// indexer's view of its record.
+func (in *inputRun) nextFast() (*record.Record, error) {
+	fs := in.fs
+	s := fs.next
+	b0, ok, err := fs.rs.at(s)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		in.eof = true
+		return nil, io.EOF
+	}
+	if b0 != 0x1f {
+		return nil, in.handover(s, nil)
+	}
+	rec, err := in.openMember(s)
+	if err == errFallback {
+		return nil, in.handover(s, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pr := &pendingRec{rec: rec, seq: in.seq}
+	in.seq++
+	fs.cur = pr
+	in.detect(rec, nil)
+	in.out = pr
+	return &record.Record{Version: rec.Version, Header: rec.Header, Block: smallReads{rec.Block}, Offset: pr.seq}, nil
+}
+
+// openMember starts inflating the member at s and parses its WARC header.
+func (in *inputRun) openMember(s int64) (*record.Record, error) {
+	fs := in.fs
+	fs.start = s
+	fs.sr = streamReader{s: fs.rs, off: s}
+	fs.br.Reset(&fs.sr)
+	var err error
+	if fs.gz == nil {
+		fs.gz, err = gzip.NewReader(fs.br)
+	} else {
+		err = fs.gz.Reset(fs.br)
+	}
+	if err != nil {
+		return nil, errFallback
+	}
+	fs.gz.Multistream(false)
+	fs.hbuf = fs.hbuf[:0]
+	for {
+		if cap(fs.hbuf)-len(fs.hbuf) < fastStep {
+			fs.hbuf = append(fs.hbuf, make([]byte, fastStep)...)[:len(fs.hbuf)]
+		}
+		// small steps: inflate no more than the header needs
+		n, err := fs.gz.Read(fs.hbuf[len(fs.hbuf) : len(fs.hbuf)+fastStep])
+		fs.hbuf = fs.hbuf[:len(fs.hbuf)+n]
+		if rec, hl, cl, ok := parseFastHeader(fs.hbuf); ok {
+			rec.Offset = s
+			fs.hdrLen, fs.cl = hl, cl
+			rest := fs.hbuf[hl:]
+			fs.block = &countReader{r: io.LimitReader(io.MultiReader(bytes.NewReader(rest), fs.gz), cl)}
+			rec.Block = fs.block
+			return rec, nil
+		}
+		if err != nil || len(fs.hbuf) >= fastHeaderMax {
+			return nil, errFallback
+		}
+	}
+}
+
+// parseFastHeader parses a WARC header at the start of b when it is plain:
+// "WARC/1.0" or "WARC/1.1", CRLF line ends, "Name: value" fields, an empty
+// line, a valid Content-Length. ok is false otherwise, including when b
+// does not hold the whole header yet.
+func parseFastHeader(b []byte) (*record.Record, int64, int64, bool) {
+	i := bytes.Index(b, []byte("\r\n\r\n"))
+	if i < 0 || !bytes.HasPrefix(b, []byte("WARC/1.")) {
+		return nil, 0, 0, false
+	}
+	head := string(b[:i])
+	lines := strings.Split(head, "\r\n")
+	if lines[0] != record.WARC10 && lines[0] != record.WARC11 {
+		return nil, 0, 0, false
+	}
+	rec := &record.Record{Version: lines[0], Header: make(record.Header, 0, len(lines)-1)}
+	cl := int64(-1)
+	for _, l := range lines[1:] {
+		name, value, found := strings.Cut(l, ":")
+		if !found || name == "" || strings.ContainsAny(name, " \t\r\n") || strings.ContainsAny(value, "\r\n") {
+			return nil, 0, 0, false
+		}
+		value = strings.TrimSpace(value)
+		if strings.EqualFold(name, record.FieldContentLength) {
+			n, err := strconv.ParseInt(value, 10, 64)
+			if err != nil || n < 0 || cl >= 0 {
+				return nil, 0, 0, false
+			}
+			cl = n
+		}
+		rec.Header = append(rec.Header, record.Field{Name: name, Value: value})
+	}
+	if cl < 0 {
+		return nil, 0, 0, false
+	}
+	return rec, int64(i + 4), cl, true
+}
+
+// endFast finishes the member handed out last: the page detector gets the
+// block while it wants it, then the member's end is found (by inflating a
+// short rest, or by looking for the next member) and the record placed.
+func (in *inputRun) endFast() error {
+	fs := in.fs
+	pr := in.out
+	in.out = nil
+	rec := pr.rec
+	var buf [32 << 10]byte
+	var rerr error
+	for in.w.det.Wants() {
+		if _, err := rec.Block.Read(buf[:]); err != nil {
+			if err != io.EOF {
+				rerr = err
+			}
+			break
+		}
+	}
+	in.finish(rec)
+	if rerr != nil || fs.block.err != nil {
+		return in.handover(fs.start, pr)
+	}
+	s := fs.start
+	rest := fs.cl - fs.block.n
+	var end int64
+	if fs.verify || rest <= fastTailInflate {
+		e, ok := in.inflateRest()
+		if !ok {
+			return in.handover(s, pr)
+		}
+		end = e
+	} else {
+		u := uint64(fs.hdrLen + fs.cl)
+		sizes := []uint32{uint32(u + 4), uint32(u + 2), uint32(u)}
+		e, ok, err := fs.rs.memberEnd(s, sizes)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return in.handover(s, pr)
+		}
+		end = e
+		in.w.stats.Skipped++
+	}
+	if err := in.place(pr.seq, s, end); err != nil {
+		return err
+	}
+	in.w.stats.CopiedRaw += end - s
+	fs.next = end
+	return nil
+}
+
+// inflateRest reads the rest of the member: the block, then nothing but
+// line ends up to the member's end (checked by gzip's CRC and size). It
+// returns the member's end offset; ok is false for anything else (another
+// record in the member, a gzip error).
+func (in *inputRun) inflateRest() (int64, bool) {
+	fs := in.fs
+	if _, err := io.Copy(io.Discard, fs.block); err != nil || fs.block.err != nil || fs.block.n != fs.cl {
+		return 0, false
+	}
+	var tail [64]byte
+	total := 0
+	for {
+		n, err := fs.gz.Read(tail[:])
+		for _, c := range tail[:n] {
+			if c != '\r' && c != '\n' {
+				return 0, false
+			}
+		}
+		total += n
+		if total > 4 {
+			return 0, false
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, false
+		}
+	}
+	return fs.sr.off - int64(fs.br.Buffered()), true
+}
+
+// handover switches the rest of the input, from the member at s on, to
+// lib/warc's reader. first, when not nil, is the member's record the
+// indexer has already seen: it is read again and not handed out twice.
+func (in *inputRun) handover(s int64, first *pendingRec) error {
+	if in.fast {
+		in.w.stats.Handovers++
+	}
+	in.fast = false
+	in.rawBase = s
+	src := &streamReader{s: in.rs, off: s}
+	wr, err := warc.NewReader(src, in.readerOpts()...)
+	if err != nil {
+		return err
+	}
+	in.raw, in.wr, in.src = true, wr, wr
+	if first == nil {
+		return nil
+	}
+	rec, err := wr.Next()
+	if err != nil {
+		if err == io.EOF {
+			err = fmt.Errorf("%s: record at offset %d: cannot read it again", in.name, s)
+		}
+		return err
+	}
+	if rec.Block != nil {
+		if _, err := io.Copy(io.Discard, rec.Block); err != nil {
+			return err
+		}
+	}
+	in.prev = &pendingRec{rec: rec, seq: first.seq}
+	return nil
+}
