@@ -36,9 +36,9 @@ type inputRun struct {
 	rawBase int64      // stream offset where wr started reading
 	src     record.Reader
 	wr      *warc.Reader // raw mode: reads the raw stream
-	ww   recordWriter // re-encode mode
-	base int64        // sink offset where the WARC writer's output starts
-	eof  bool
+	ww      recordWriter // re-encode mode
+	base    int64        // sink offset where the WARC writer's output starts
+	eof     bool
 
 	seq   int64
 	prev  *pendingRec // raw mode: last record read, its place not yet known
