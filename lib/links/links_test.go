@@ -374,3 +374,39 @@ func TestResolve(t *testing.T) {
 		t.Errorf("relative with nil base must fail")
 	}
 }
+
+func TestForType(t *testing.T) {
+	name := func(e Extractor) string {
+		switch fmt.Sprintf("%p", e) {
+		case fmt.Sprintf("%p", Extractor(HTML)):
+			return "HTML"
+		case fmt.Sprintf("%p", Extractor(CSS)):
+			return "CSS"
+		case fmt.Sprintf("%p", Extractor(JS)):
+			return "JS"
+		case fmt.Sprintf("%p", Extractor(Class)):
+			return "Class"
+		case fmt.Sprintf("%p", Extractor(nil)):
+			return "nil"
+		}
+		return "?"
+	}
+	for _, tc := range []struct{ ct, url, want string }{
+		{"text/html; charset=iso-8859-1", "http://h/x.php", "HTML"},
+		{"application/xhtml+xml", "http://h/", "HTML"},
+		{"TEXT/CSS", "http://h/s", "CSS"},
+		{"application/javascript", "http://h/a", "JS"},
+		{"text/javascript;charset=utf-8", "http://h/a", "JS"},
+		{"application/java-vm", "http://h/A", "Class"},
+		{"application/octet-stream", "http://h/A.class", "Class"},
+		{"", "http://h/page.htm?x=1", "HTML"},
+		{"text/plain", "http://h/app.js", "JS"},
+		{"text/plain", "http://h/readme", "nil"},
+		{"image/gif", "http://h/x.html", "nil"},
+		{"application/pdf", "http://h/x.pdf", "nil"},
+	} {
+		if got := name(ForType(tc.ct, tc.url)); got != tc.want {
+			t.Errorf("ForType(%q, %q) = %s, want %s", tc.ct, tc.url, got, tc.want)
+		}
+	}
+}

@@ -108,6 +108,12 @@ func URLKey(rawURL string) (string, error) {
 // yet, which keeps the URL's own extension). Once assigned, a URL keeps its
 // path whatever the type given later.
 func (n *Namer) Name(rawURL, contentType string) (string, error) {
+	n.mu.Lock()
+	p, ok := n.byURL[rawURL] // fast path for canonical URLs
+	n.mu.Unlock()
+	if ok {
+		return p, nil
+	}
 	key, err := URLKey(rawURL)
 	if err != nil {
 		return "", err
@@ -123,19 +129,24 @@ func (n *Namer) Name(rawURL, contentType string) (string, error) {
 	}
 	host, dirs, file := n.candidate(u, contentType)
 	dir := n.assignDir(append([]string{host}, dirs...))
-	p := n.assignFile(dir, file, key)
-	return p, nil
+	return n.assignFile(dir, file, key), nil
 }
 
 // Lookup returns the local path of rawURL if it has one, following the
 // redirects registered with Alias.
 func (n *Namer) Lookup(rawURL string) (string, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	// fast path: URLs from lib/links are already in canonical form
+	if p, ok := n.byURL[rawURL]; ok {
+		if _, aliased := n.alias[rawURL]; !aliased {
+			return p, true
+		}
+	}
 	key, err := URLKey(rawURL)
 	if err != nil {
 		return "", false
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
 	for range maxAliasHops {
 		to, ok := n.alias[key]
 		if !ok {

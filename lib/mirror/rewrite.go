@@ -15,6 +15,13 @@ type Locator interface {
 	Lookup(rawURL string) (localPath string, ok bool)
 }
 
+// LocatorFunc adapts a function to Locator, e.g. to keep out of the mirror
+// URLs that were named but not saved.
+type LocatorFunc func(rawURL string) (string, bool)
+
+// Lookup calls f.
+func (f LocatorFunc) Lookup(rawURL string) (string, bool) { return f(rawURL) }
+
 // Rewriter rewrites the links of saved documents for the local copy.
 type Rewriter struct {
 	// Files locates the URLs saved in the mirror. Links to them become

@@ -275,3 +275,24 @@ func TestMirrorLinksResolve(t *testing.T) {
 		t.Errorf("only %d local links checked", checked)
 	}
 }
+
+// TestLocatorFunc: a crawler can keep named-but-unsaved URLs absolute.
+func TestLocatorFunc(t *testing.T) {
+	n := NewNamer(nil)
+	n.Name("http://h/a.html", "text/html")
+	n.Name("http://h/failed.html", "text/html")
+	rw := &Rewriter{Files: LocatorFunc(func(u string) (string, bool) {
+		if strings.HasSuffix(u, "/failed.html") {
+			return "", false
+		}
+		return n.Lookup(u)
+	})}
+	src := []byte(`<a href="a.html">a</a><a href="failed.html">f</a>`)
+	var out bytes.Buffer
+	if _, err := rw.Rewrite(&out, bytes.NewReader(src), "h/index.html", extractHTML(t, src, "http://h/index.html")); err != nil {
+		t.Fatal(err)
+	}
+	if want := `<a href="a.html">a</a><a href="http://h/failed.html">f</a>`; out.String() != want {
+		t.Errorf("got %s, want %s", out.String(), want)
+	}
+}
