@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // DumpOptions configures Archive.Dump.
@@ -398,11 +397,7 @@ func (d *dumper) writeGroup(g uint32, items []*dumpItem) error {
 					err = d.writeReader(it, r)
 				}
 			} else {
-				var r io.ReadCloser
-				if r, err = c.OpenBlob(it.e.Blob); err == nil {
-					err = d.writeReader(it, r)
-					r.Close()
-				}
+				err = d.writeBlob(it, c)
 			}
 		}
 		if err != nil {
@@ -447,8 +442,44 @@ func (q *seqBlobs) close() {
 	}
 }
 
+// writeBytes writes b at the item's place, or in the errors folder.
 func (d *dumper) writeBytes(it *dumpItem, b []byte) error {
-	return d.writeReader(it, newBytesReader(b))
+	if (it.act == actFile || it.act == actStub) && d.parentOK(it.rel) {
+		if err := writeNew(filepath.Join(d.dir, it.rel), b); err == nil {
+			return nil
+		}
+	}
+	return d.writeError(it, newBytesReader(b))
+}
+
+// smallBlob is the size up to which a blob streamed from the archive is
+// read into memory and written with writeNew.
+const smallBlob = 1 << 20
+
+var blobBufs = sync.Pool{New: func() any { b := make([]byte, 0, smallBlob); return &b }}
+
+// writeBlob writes a blob of an uncompressed cluster: small ones through
+// a pooled buffer and writeNew, large ones streamed.
+func (d *dumper) writeBlob(it *dumpItem, c *Cluster) error {
+	size, err := c.BlobSize(it.e.Blob)
+	if err != nil {
+		return err
+	}
+	r, err := c.OpenBlob(it.e.Blob)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if size > smallBlob {
+		return d.writeReader(it, r)
+	}
+	bp := blobBufs.Get().(*[]byte)
+	defer blobBufs.Put(bp)
+	b := (*bp)[:size]
+	if _, err := io.ReadFull(r, b); err != nil {
+		return d.a.errf(it.e.Offset, "reading the data of %s: %v", d.a.PathOf(&it.e), noEOF(err))
+	}
+	return d.writeBytes(it, b)
 }
 
 // writeReader writes r to the item's place, or to the errors folder when
@@ -456,7 +487,7 @@ func (d *dumper) writeBytes(it *dumpItem, b []byte) error {
 func (d *dumper) writeReader(it *dumpItem, r io.Reader) error {
 	if it.act == actFile || it.act == actStub {
 		if d.parentOK(it.rel) {
-			f, err := os.OpenFile(filepath.Join(d.dir, it.rel), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+			f, err := os.OpenFile(filepath.Join(d.dir, it.rel), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o644)
 			if err == nil {
 				_, werr := io.Copy(f, r)
 				cerr := f.Close()
@@ -484,7 +515,7 @@ func (d *dumper) writeError(it *dumpItem, r io.Reader) error {
 	os.Mkdir(base+"_exceptions", 0o777)
 	url := strings.ReplaceAll(it.rel, "/", "%2f")
 	target := base + ErrorsDir + url
-	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o644)
 	if err == nil {
 		_, err = io.Copy(f, r)
 		if cerr := f.Close(); err == nil {

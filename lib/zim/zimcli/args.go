@@ -47,7 +47,7 @@ const extUsage = `arcport extensions:
   zimdump check <file>                   structure + MD5 checksum (like zimcheck -I -C);
                                          one line per problem, exit 1 if any
   zimdump meta [--json] <file>           all M/ metadata
-  zimdump warc [-o FILE] [--gzip] <file> every entry as a WARC resource record
+  zimdump warc [-o FILE] [--plain] <file> every entry as a WARC record (gzip; --plain: none)
                                          (https://zim.local/<name>/<path>)
   --offset=N [--size=N]                  read an archive embedded at byte N of <file>
 `
@@ -59,7 +59,7 @@ var longOpts = []struct {
 }{
 	{"details", false}, {"dir", true}, {"redirect", false}, {"idx", true}, {"url", true},
 	{"ns", true}, {"help", false}, {"version", false},
-	{"json", false}, {"gzip", false}, {"output", true}, {"offset", true}, {"size", true},
+	{"json", false}, {"plain", false}, {"output", true}, {"offset", true}, {"size", true},
 }
 
 // parsed holds the arguments after docopt-like parsing.
@@ -86,7 +86,7 @@ var allowed = map[string][]string{
 	"info":  {"ns", "json", "offset", "size"},
 	"check": {"offset", "size"},
 	"meta":  {"json", "offset", "size"},
-	"warc":  {"output", "gzip", "offset", "size"},
+	"warc":  {"output", "plain", "offset", "size"},
 }
 
 // parseArgs mimics docopt as zimdump 3.1.3 uses it: options anywhere, long
