@@ -3,8 +3,8 @@ package zimcli
 import (
 	"bytes"
 	"io"
-	"os"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
