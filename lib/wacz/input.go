@@ -50,6 +50,7 @@ type inputRun struct {
 	placed  map[int64]placement
 	entries []*cdx.Entry // from the indexer, awaiting their record's place
 	prefix  bytes.Buffer
+	line    []byte
 }
 
 type placement struct {
@@ -123,7 +124,7 @@ func (in *inputRun) startReencode(src record.Reader) {
 
 func (in *inputRun) startWriter() {
 	in.base = in.sink.Pos()
-	in.ww = newRecordWriter(in.sink, func(rec *record.Record, off, n int64) {
+	in.ww = newRecordWriter(in.sink, in.w.opts.TempDir, func(rec *record.Record, off, n int64) {
 		in.mu.Lock()
 		if len(in.queue) == 0 || in.queue[0].rec != rec {
 			in.mu.Unlock()
@@ -193,7 +194,8 @@ func (in *inputRun) flushEntries() error {
 		e.Set(cdx.FieldLength, fmt.Sprint(p.len))
 		e.Set(cdx.FieldOffset, fmt.Sprint(p.off))
 		e.Set(cdx.FieldFilename, p.file)
-		if err := in.w.index.add(strings.TrimSuffix(string(e.AppendCDXJ(nil)), "\n")); err != nil {
+		in.line = e.AppendCDXJ(in.line[:0])
+		if err := in.w.index.add(in.line); err != nil {
 			return err
 		}
 		in.w.stats.Captures++

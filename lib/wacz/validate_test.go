@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 type zipEdit func(name string, data []byte, method uint16) (newData []byte, newMethod uint16, keep bool)
@@ -44,6 +46,26 @@ func rewriteZip(t *testing.T, src string, edit zipEdit) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// editCDXJ returns an edit that changes the CDXJ lines inside
+// indexes/index.cdx.gz (written back as one gzip member).
+func editCDXJ(fn func(string) string) zipEdit {
+	return func(n string, d []byte, m uint16) ([]byte, uint16, bool) {
+		if n != "indexes/index.cdx.gz" {
+			return d, m, true
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(d))
+		if err != nil {
+			panic(err)
+		}
+		plain, _ := io.ReadAll(zr)
+		var out bytes.Buffer
+		zw := gzip.NewWriter(&out)
+		zw.Write([]byte(fn(string(plain))))
+		zw.Close()
+		return out.Bytes(), m, true
+	}
 }
 
 func validateFile(t *testing.T, path string) []Problem {
@@ -97,7 +119,7 @@ func TestValidateByteFlip(t *testing.T) {
 		spans = append(spans, span{f.Name, off, int64(f.UncompressedSize64), f.Method == zip.Store})
 	}
 	zr.Close()
-	if len(spans) != 7 {
+	if len(spans) != 8 {
 		t.Fatalf("%d entries", len(spans))
 	}
 	orig, _ := os.ReadFile(path)
@@ -122,7 +144,7 @@ func TestValidateByteFlip(t *testing.T) {
 			}
 			p := rewriteZip(t, path, func(n string, d []byte, m uint16) ([]byte, uint16, bool) {
 				if n == s.name {
-					d[at] ^= 0x20
+					d[at] ^= 0x01
 				}
 				return d, m, true
 			})
@@ -153,12 +175,18 @@ func TestValidateCatches(t *testing.T) {
 			}
 			return d, m, true
 		}, PagesPath, `^hash `},
-		{"longer index", func(n string, d []byte, m uint16) ([]byte, uint16, bool) {
-			if strings.HasPrefix(n, IndexesDir) {
+		{"longer idx", func(n string, d []byte, m uint16) ([]byte, uint16, bool) {
+			if n == "indexes/index.idx" {
 				d = append(d, '\n')
 			}
 			return d, m, true
-		}, "indexes/index.cdx", `^size \d+, datapackage.json says \d+`},
+		}, "indexes/index.idx", `^size \d+, datapackage.json says \d+`},
+		{"idx block past the end", func(n string, d []byte, m uint16) ([]byte, uint16, bool) {
+			if n == "indexes/index.idx" {
+				d = regexp.MustCompile(`"length": \d+`).ReplaceAll(d, []byte(`"length": 9999`))
+			}
+			return d, m, true
+		}, "indexes/index.idx", `range 0\+9999 outside indexes/index.cdx.gz`},
 		{"changed manifest", func(n string, d []byte, m uint16) ([]byte, uint16, bool) {
 			if n == DataPackagePath {
 				d = bytes.Replace(d, []byte(`"data-package"`), []byte(`"data-packagf"`), 1)
@@ -180,25 +208,22 @@ func TestValidateCatches(t *testing.T) {
 			}
 			return d, m, true
 		}, "archive/example.warc.gz", `^compressed in the zip \(method 8\)`},
-		{"index past the end", func(n string, d []byte, m uint16) ([]byte, uint16, bool) {
-			if strings.HasPrefix(n, IndexesDir) {
-				d = bytes.Replace(d, []byte(`"offset":"2621"`), []byte(`"offset":"3800"`), 1)
+		{"index past the end", editCDXJ(func(s string) string {
+			return strings.Replace(s, `"offset":"2621"`, `"offset":"3800"`, 1)
+		}), "indexes/index.cdx.gz", `offset 3800 \+ length 586 is past the end of archive/example.warc.gz \(3816 bytes\)`},
+		{"index not at a member", editCDXJ(func(s string) string {
+			return strings.Replace(s, `"offset":"2621"`, `"offset":"2622"`, 1)
+		}), "indexes/index.cdx.gz", `offset 2622 in archive/example.warc.gz is not the start of a gzip member`},
+		{"unsorted index", editCDXJ(func(s string) string {
+			lines := strings.SplitAfter(s, "\n")
+			return lines[1] + lines[0]
+		}), "indexes/index.cdx.gz", `not sorted`},
+		{"deflated cdx.gz", func(n string, d []byte, m uint16) ([]byte, uint16, bool) {
+			if n == "indexes/index.cdx.gz" {
+				m = zip.Deflate
 			}
 			return d, m, true
-		}, "indexes/index.cdx", `offset 3800 \+ length 586 is past the end of archive/example.warc.gz \(3816 bytes\)`},
-		{"index not at a member", func(n string, d []byte, m uint16) ([]byte, uint16, bool) {
-			if strings.HasPrefix(n, IndexesDir) {
-				d = bytes.Replace(d, []byte(`"offset":"2621"`), []byte(`"offset":"2622"`), 1)
-			}
-			return d, m, true
-		}, "indexes/index.cdx", `offset 2622 in archive/example.warc.gz is not the start of a gzip member`},
-		{"unsorted index", func(n string, d []byte, m uint16) ([]byte, uint16, bool) {
-			if strings.HasPrefix(n, IndexesDir) {
-				lines := strings.SplitAfter(string(d), "\n")
-				d = []byte(lines[1] + lines[0])
-			}
-			return d, m, true
-		}, "indexes/index.cdx", `not sorted`},
+		}, "indexes/index.cdx.gz", `^compressed in the zip \(method 8\): .cdx.gz must be STORED`},
 		{"bad page ts", func(n string, d []byte, m uint16) ([]byte, uint16, bool) {
 			if n == PagesPath {
 				d = bytes.Replace(d, []byte(`"ts":"2017-03-06T04:02:06Z"`), []byte(`"ts":"20170306040206"`), 1)
