@@ -357,6 +357,8 @@ func TestResolve(t *testing.T) {
 		{"http://h.example:0080/", "http://h.example/", ""},
 		{"?q=1", "http://www.example.com/dir/index.html?q=1", ""},
 		{"caf\xe9.html", "http://www.example.com/dir/caf%C3%A9.html", ""},
+		{"caf\xe9.cgi?q=\xe9t\xe9", "http://www.example.com/dir/caf%C3%A9.cgi?q=%E9t%E9", ""},
+		{"caf\u00e9.cgi?q=\u00e9", "http://www.example.com/dir/caf%C3%A9.cgi?q=%C3%A9", ""},
 		{"http://user:pw@h/", "http://user:pw@h/", ""},
 	} {
 		abs, frag, ok := Resolve(base, tc.ref)

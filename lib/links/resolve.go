@@ -15,8 +15,10 @@ import (
 //   - backslashes count as slashes before the query;
 //   - "http:page.html" with an http base is relative ("protocol in URL, but
 //     no host"), "//host/x" takes the base's scheme;
-//   - spaces, quotes, non-ASCII bytes and lone '%' are percent-encoded; bytes
-//     that are not UTF-8 are read as Latin-1, as browsers read legacy pages;
+//   - spaces, quotes, non-ASCII bytes and lone '%' are percent-encoded; in a
+//     value that is not UTF-8 (a legacy page), the path's bytes are read as
+//     Latin-1 and sent as UTF-8 while the query keeps its bytes, as browsers
+//     do for a windows-1252 page;
 //   - escapes of unreserved characters are decoded ("page%32.html" is
 //     "page2.html", RFC 3986 6.2.2.2) and the others upper-cased, so that
 //     equivalent spellings give one URL;
@@ -142,10 +144,22 @@ func isHex(c byte) bool {
 // encode: controls, space, non-ASCII, "<>`{}|^ and '%' not starting an escape.
 func escapeRef(s string) string {
 	if !utf8.ValidString(s) {
-		// legacy page: read the bytes as Latin-1
+		// legacy page: a browser decodes it (windows-1252 by default) and
+		// sends the path in UTF-8 but the query in the page's encoding, so
+		// the path's bytes are read as Latin-1 and the query's kept as they
+		// are (percent-encoded below)
+		path, query, hasQuery := strings.Cut(s, "?")
 		var b strings.Builder
-		for i := 0; i < len(s); i++ {
-			b.WriteRune(rune(s[i]))
+		for i := 0; i < len(path); i++ {
+			if path[i] < utf8.RuneSelf {
+				b.WriteByte(path[i])
+			} else {
+				b.WriteRune(rune(path[i]))
+			}
+		}
+		if hasQuery {
+			b.WriteByte('?')
+			b.WriteString(query)
 		}
 		s = b.String()
 	}
