@@ -41,6 +41,23 @@
 //     and its Read returns a *record.Problem (Skipped) when the input ends
 //     early, so that the consumer can drop the record.
 //
+// # Converting
+//
+// NewConverter wraps a Reader (any record.Reader of ARC records) and yields
+// WARC records ready for warc.Writer: IDs (random, or name-based with
+// WithDeterministicIDs), WARC-Warcinfo-ID on every record, warcinfo and
+// metadata records for each version block. arc2warc, waczpack and htcache
+// use it.
+//
+// # Writing
+//
+// NewWriter writes ARC version 1 files, one gzip member per record (or
+// plain), from WARC-model response and resource records: a version block
+// first (its length counting the blank line that ends it, as in the
+// specification's example and Heritrix), then one URL record per capture
+// whose content type is the media type of the HTTP Content-Type for
+// responses. Version blocks read from another ARC file are copied.
+//
 // # Offsets
 //
 // Record.Offset is the offset of the record's URL-record line in a plain
