@@ -410,8 +410,7 @@ func (ix *Indexer) emit(ri, req *recInfo) {
 		e.URLKey = surt.Key(ri.target)
 	}
 	if ri.hasDate {
-		ts := strings.NewReplacer("-", "", ":", "", "T", "").Replace(ri.date)
-		e.Timestamp = utf16Slice(ts, 14)
+		e.Timestamp = warcioTimestamp(ri.date)
 	}
 	if ri.hasTarget {
 		e.Fields = append(e.Fields, Field{Name: FieldURL, Value: ri.target})
@@ -519,4 +518,22 @@ func headerLength(ra io.ReaderAt, off int64) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// warcioTimestamp is date.replace(/[-:T]/g, "").slice(0, 14).
+func warcioTimestamp(date string) string {
+	b := make([]byte, 0, 16)
+	for i := 0; i < len(date) && len(b) < 14; i++ {
+		c := date[i]
+		if c == '-' || c == ':' || c == 'T' {
+			continue
+		}
+		if c >= 0x80 {
+			// Non-ASCII: count in UTF-16 code units, the slow way.
+			rest := strings.NewReplacer("-", "", ":", "", "T", "").Replace(date[i:])
+			return string(b) + utf16Slice(rest, 14-len(b))
+		}
+		b = append(b, c)
+	}
+	return string(b)
 }
