@@ -18,6 +18,7 @@ type LineError struct {
 	Err  error
 }
 
+// Error formats the error as "file: line N: reason".
 func (e *LineError) Error() string {
 	f := e.File
 	if f == "" {
@@ -26,6 +27,7 @@ func (e *LineError) Error() string {
 	return fmt.Sprintf("%s: line %d: %v", f, e.Line, e.Err)
 }
 
+// Unwrap returns the reason.
 func (e *LineError) Unwrap() error { return e.Err }
 
 // ErrLineTooLong is wrapped by LineErrors for lines over MaxLineSize.
