@@ -498,8 +498,8 @@ func TestArc2warcGenerated(t *testing.T) {
 	a2wWarcio(t, out, data)
 }
 
-// warcioRun runs the warcio CLI with its output in a file: node loses what
-// it writes to a pipe when it exits early, so a pipe would cut long indexes.
+// warcioRun runs the warcio CLI, failing on any stderr output (warcio exits 0
+// even on garbage input, so the caller compares what it indexed).
 func warcioRun(t *testing.T, bin string, args ...string) ([]byte, error) {
 	t.Helper()
 	f, err := os.CreateTemp(t.TempDir(), "warcio-out-")
