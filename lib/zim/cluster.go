@@ -73,7 +73,7 @@ func (c *Cluster) OpenBlob(i uint32) (io.ReadCloser, error) {
 	if !c.compressed() {
 		off := c.Offset + 1 + start
 		if !a.canRead(off, uint64(size)) {
-			return nil, a.errf(int64(off), "cluster %d: blob %d (%d bytes) extends beyond the end of the archive (%d bytes)", c.Index, i, size, a.size)
+			return nil, a.errf(int64(off), "cluster %d at offset %d: blob %d (%d bytes) extends beyond the end of the archive (%d bytes)", c.Index, c.Offset, i, size, a.size)
 		}
 		return io.NopCloser(io.NewSectionReader(a.r, int64(off), size)), nil
 	}
@@ -86,7 +86,7 @@ func (c *Cluster) OpenBlob(i uint32) (io.ReadCloser, error) {
 	}
 	if _, err := io.CopyN(io.Discard, s, int64(start)); err != nil {
 		s.Close()
-		return nil, a.errf(int64(c.Offset), "cluster %d: decompressing to blob %d: %v", c.Index, i, noEOF(err))
+		return nil, a.errf(int64(c.Offset), "cluster %d at offset %d: decompressing to blob %d: %v", c.Index, c.Offset, i, noEOF(err))
 	}
 	return &blobStream{Reader: io.LimitReader(s, size), s: s, c: c, left: size}, nil
 }
@@ -102,10 +102,10 @@ func (b *blobStream) Read(p []byte) (int, error) {
 	n, err := b.Reader.Read(p)
 	b.left -= int64(n)
 	if err == io.EOF && b.left > 0 {
-		return n, b.c.a.errf(int64(b.c.Offset), "cluster %d: decompressed data truncated (%d bytes missing)", b.c.Index, b.left)
+		return n, b.c.a.errf(int64(b.c.Offset), "cluster %d at offset %d: decompressed data truncated (%d bytes missing)", b.c.Index, b.c.Offset, b.left)
 	}
 	if err != nil && err != io.EOF {
-		err = b.c.a.errf(int64(b.c.Offset), "cluster %d: %v", b.c.Index, err)
+		err = b.c.a.errf(int64(b.c.Offset), "cluster %d at offset %d: %v", b.c.Index, b.c.Offset, err)
 	}
 	return n, err
 }
@@ -187,7 +187,7 @@ func (a *Archive) openClusterStream(idx uint32, off uint64, info byte) (*cluster
 		}
 		r, err := xz.ReaderConfig{SingleStream: true}.NewReader(br)
 		if err != nil {
-			return nil, a.errf(int64(off), "cluster %d: xz: %v", idx, err)
+			return nil, a.errf(int64(off), "cluster %d at offset %d: xz: %v", idx, off, err)
 		}
 		return &clusterStream{Reader: &errWrap{r: r, a: a, off: off, idx: idx}}, nil
 	case CompressionZstd:
@@ -201,7 +201,7 @@ func (a *Archive) openClusterStream(idx uint32, off uint64, info byte) (*cluster
 		}
 		if err := d.Reset(bufio.NewReaderSize(src, 64<<10)); err != nil {
 			zstdPool.Put(d)
-			return nil, a.errf(int64(off), "cluster %d: zstd: %v", idx, err)
+			return nil, a.errf(int64(off), "cluster %d at offset %d: zstd: %v", idx, off, err)
 		}
 		return &clusterStream{Reader: &errWrap{r: d, a: a, off: off, idx: idx}, release: func() {
 			d.Reset(nil)
@@ -223,7 +223,7 @@ func (w *errWrap) Read(p []byte) (int, error) {
 	if err != nil && err != io.EOF {
 		var fe *FormatError
 		if !errors.As(err, &fe) {
-			err = w.a.errf(int64(w.off), "cluster %d: decompressing: %v", w.idx, err)
+			err = w.a.errf(int64(w.off), "cluster %d at offset %d: decompressing: %v", w.idx, w.off, err)
 		}
 	}
 	return n, err
@@ -299,21 +299,21 @@ func (a *Archive) readOffsets(idx uint32, off uint64, info byte, r io.Reader) ([
 	}
 	var fb [8]byte
 	if _, err := io.ReadFull(r, fb[:osz]); err != nil {
-		return nil, 0, a.errf(int64(off), "cluster %d: reading the blob offset table: %v", idx, noEOF(err))
+		return nil, 0, a.errf(int64(off), "cluster %d at offset %d: reading the blob offset table: %v", idx, off, noEOF(err))
 	}
 	first := binary.LittleEndian.Uint64(fb[:])
 	if osz == 4 {
 		first = uint64(binary.LittleEndian.Uint32(fb[:]))
 	}
 	if first < osz {
-		return nil, 0, a.errf(int64(off), "cluster %d: first blob offset %d is smaller than the offset size %d", idx, first, osz)
+		return nil, 0, a.errf(int64(off), "cluster %d at offset %d: first blob offset %d is smaller than the offset size %d", idx, off, first, osz)
 	}
 	n := first / osz // number of offsets
 	if n-1 > uint64(a.hdr.EntryCount) {
-		return nil, 0, a.errf(int64(off), "cluster %d: blob offset table of %d bytes claims %d blobs, more than the %d entries of the archive", idx, first, n-1, a.hdr.EntryCount)
+		return nil, 0, a.errf(int64(off), "cluster %d at offset %d: blob offset table of %d bytes claims %d blobs, more than the %d entries of the archive", idx, off, first, n-1, a.hdr.EntryCount)
 	}
 	if info&0x0F <= CompressionNone && !a.canRead(off+1, n*osz) {
-		return nil, 0, a.errf(int64(off), "cluster %d: blob offset table of %d bytes extends beyond the end of the archive (%d bytes)", idx, n*osz, a.size)
+		return nil, 0, a.errf(int64(off), "cluster %d at offset %d: blob offset table of %d bytes extends beyond the end of the archive (%d bytes)", idx, off, n*osz, a.size)
 	}
 	offsets := make([]uint64, 1, min(n, 1<<16))
 	offsets[0] = first
@@ -322,7 +322,7 @@ func (a *Archive) readOffsets(idx uint32, off uint64, info byte, r io.Reader) ([
 	for left := (n - 1) * osz; left > 0; {
 		k := min(left, uint64(len(buf)))
 		if _, err := io.ReadFull(r, buf[:k]); err != nil {
-			return nil, 0, a.errf(int64(off), "cluster %d: reading the blob offset table: %v", idx, noEOF(err))
+			return nil, 0, a.errf(int64(off), "cluster %d at offset %d: reading the blob offset table: %v", idx, off, noEOF(err))
 		}
 		for p := uint64(0); p < k; p += osz {
 			var v uint64
@@ -332,10 +332,10 @@ func (a *Archive) readOffsets(idx uint32, off uint64, info byte, r io.Reader) ([
 				v = binary.LittleEndian.Uint64(buf[p:])
 			}
 			if v < prev {
-				return nil, 0, a.errf(int64(off), "cluster %d: blob offset #%d (%d) is smaller than the previous one (%d)", idx, len(offsets), v, prev)
+				return nil, 0, a.errf(int64(off), "cluster %d at offset %d: blob offset #%d (%d) is smaller than the previous one (%d)", idx, off, len(offsets), v, prev)
 			}
 			if v > 1<<62 {
-				return nil, 0, a.errf(int64(off), "cluster %d: blob offset #%d (%d) is absurd", idx, len(offsets), v)
+				return nil, 0, a.errf(int64(off), "cluster %d at offset %d: blob offset #%d (%d) is absurd", idx, off, len(offsets), v)
 			}
 			offsets = append(offsets, v)
 			prev = v
@@ -373,7 +373,7 @@ func (a *Archive) loadCluster(idx uint32, withData bool) (*Cluster, error) {
 		return c, nil
 	}
 	if _, err := io.CopyN(io.Discard, s, int64(offsets[0]-pos)); err != nil {
-		return nil, a.errf(int64(off), "cluster %d: decompressed data truncated: %v", idx, noEOF(err))
+		return nil, a.errf(int64(off), "cluster %d at offset %d: decompressed data truncated: %v", idx, off, noEOF(err))
 	}
 	total := c.DataSize() - offsets[0]
 	data := make([]byte, 0, min(total, 1<<20))
@@ -385,7 +385,7 @@ func (a *Archive) loadCluster(idx uint32, withData bool) (*Cluster, error) {
 		n, err := io.ReadFull(s, data[len(data):len(data)+int(k)])
 		data = data[:len(data)+n]
 		if err != nil {
-			return nil, a.errf(int64(off), "cluster %d: decompressed data truncated at %d of %d bytes: %v", idx, len(data), total, noEOF(err))
+			return nil, a.errf(int64(off), "cluster %d at offset %d: decompressed data truncated at %d of %d bytes: %v", idx, off, len(data), total, noEOF(err))
 		}
 	}
 	c.base, c.data, c.hasData, c.dataSize = offsets[0], data, true, int64(len(data))
