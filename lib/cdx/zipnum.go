@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/arcport/arcport/lib/surt"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -476,6 +477,12 @@ func (z *ZipNum) Lookup(urlkey, timestamp string) ([]*Entry, error) {
 	}
 	SortClosest(out, timestamp)
 	return out, nil
+}
+
+// LookupURL is Lookup for a URL, keyed as warcio.js and ReplayWeb.page key
+// it (surt.Key).
+func (z *ZipNum) LookupURL(url, timestamp string) ([]*Entry, error) {
+	return z.Lookup(surt.Key(url), timestamp)
 }
 
 // SortClosest orders entries by the distance of their timestamps from ts

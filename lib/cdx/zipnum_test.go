@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/arcport/arcport/lib/surt"
 )
 
 // buildZipNum sorts lines and writes them as a ZipNum index.
@@ -264,3 +266,47 @@ func TestZipNumEmpty(t *testing.T) {
 }
 
 func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
+
+// TestZipNumFromIndexer runs the whole chain on the fixtures: Indexer,
+// Sorter (spilling), ZipNumWriter, then LookupURL finds every capture by
+// its URL, as ReplayWeb.page looks it up.
+func TestZipNumFromIndexer(t *testing.T) {
+	s := NewSorter(WithChunkSize(2<<10), WithTempDir(t.TempDir()))
+	var all []string
+	for _, name := range []string{"example.warc.gz", "post-test.warc.gz", "quirks.warc.gz", "example-wget-bad-target-uri.warc.gz"} {
+		for _, l := range ourIndex(t, "../../testdata/cdx/"+name, false) {
+			all = append(all, l)
+			if err := s.Add([]byte(l)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var data, idx bytes.Buffer
+	z := NewZipNumWriter(&data, &idx, WithBlockLines(5))
+	if err := s.Each(func(l []byte) error { return z.WriteLine(l) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Runs() < 2 {
+		t.Errorf("the sort did not spill (%d runs)", s.Runs())
+	}
+	zn := openZipNum(t, data.Bytes(), idx.Bytes())
+	for _, url := range []string{"http://example.com/", "http://www.example.com/", "http://example.com/h8", "http://example.com/post1?__wb_method=POST&q=hello+world&r=café"} {
+		es, err := zn.LookupURL(url, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := surt.Key(url)
+		n := 0
+		for _, l := range all {
+			if strings.HasPrefix(l, key+" ") {
+				n++
+			}
+		}
+		if len(es) != n || n == 0 {
+			t.Errorf("LookupURL(%q): %d entries, index has %d", url, len(es), n)
+		}
+	}
+}
