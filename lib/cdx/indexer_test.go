@@ -472,3 +472,35 @@ func FuzzIndexer(f *testing.F) {
 		}
 	})
 }
+
+// TestPlainWithoutSource: without WithSource, an uncompressed record's
+// length is its on-disk length less the CRLF CRLF trailer, which is what
+// warcio.js reports for records followed by exactly that trailer.
+func TestPlainWithoutSource(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want []string // lengths
+	}{
+		{"example.warc", []string{"1365", "942"}},
+		{"example-iana.org-chunked.warc", []string{"7970"}},
+	} {
+		r, f := openRecords(t, filepath.Join("../../testdata/cdx", c.file))
+		ix := NewIndexer(r, c.file)
+		var got []string
+		for {
+			e, err := ix.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, _ := e.Get(FieldLength)
+			got = append(got, l)
+		}
+		f.Close()
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s: lengths %v, want %v", c.file, got, c.want)
+		}
+	}
+}
