@@ -92,8 +92,8 @@ func BenchmarkSorter(b *testing.B) {
 	}
 }
 
-// BenchmarkKey measures SURT key computation.
-func BenchmarkSurtViaIndexerKey(b *testing.B) {
+// BenchmarkPostToGet measures building a POST key.
+func BenchmarkPostToGet(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		postToGet("http://example.com/p?q=1", "POST", &jsHeaders{names: []string{"content-type"}, values: []string{"application/x-www-form-urlencoded"}}, []byte("a=1&b=2&c=%20"))
 	}

@@ -258,3 +258,11 @@ func FuzzKey(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkKey measures typical keys (ASCII, a query to sort, an IDN host).
+func BenchmarkKey(b *testing.B) {
+	urls := []string{"http://www.example.com/section/page.html?id=5&b=2", "https://example.org/", "http://bücher.de/a/../b?z&y"}
+	for i := 0; i < b.N; i++ {
+		Key(urls[i%len(urls)])
+	}
+}
