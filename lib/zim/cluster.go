@@ -5,12 +5,10 @@ import (
 	"container/list"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
 )
 
 // Cluster compression types (low 4 bits of the cluster information byte).
@@ -181,13 +179,9 @@ func (a *Archive) openClusterStream(idx uint32, off uint64, info byte) (*cluster
 	case CompressionBzip2:
 		return nil, a.errf(int64(off), "bzip2 not enabled in this library")
 	case CompressionXZ:
-		br := bufio.NewReaderSize(src, 64<<10)
-		if err := a.checkXZDict(idx, off, br); err != nil {
-			return nil, err
-		}
-		r, err := xz.ReaderConfig{SingleStream: true}.NewReader(br)
+		r, err := a.openXZ(idx, off, src)
 		if err != nil {
-			return nil, a.errf(int64(off), "cluster %d at offset %d: xz: %v", idx, off, err)
+			return nil, err
 		}
 		return &clusterStream{Reader: &errWrap{r: r, a: a, off: off, idx: idx}}, nil
 	case CompressionZstd:
@@ -227,67 +221,6 @@ func (w *errWrap) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
-}
-
-// checkXZDict refuses an XZ stream whose first block asks for a dictionary
-// larger than the limit (the xz decoder allocates it at once).
-func (a *Archive) checkXZDict(idx uint32, off uint64, br *bufio.Reader) error {
-	b, _ := br.Peek(12 + 1024)
-	bad := func(why string) error { return a.errf(int64(off)+1, "cluster %d: xz: %s", idx, why) }
-	if len(b) < 13 || string(b[:6]) != "\xFD7zXZ\x00" {
-		return bad("bad stream header")
-	}
-	hs := (int(b[12]) + 1) * 4
-	if b[12] == 0 || len(b) < 12+hs {
-		return bad("bad block header")
-	}
-	h := b[13 : 12+hs]
-	flags := h[0]
-	p := 1
-	varint := func() (uint64, bool) {
-		var v uint64
-		for s := 0; s < 63 && p < len(h); s += 7 {
-			c := h[p]
-			p++
-			v |= uint64(c&0x7F) << s
-			if c&0x80 == 0 {
-				return v, true
-			}
-		}
-		return 0, false
-	}
-	if flags&0x40 != 0 {
-		if _, ok := varint(); !ok {
-			return bad("bad block header")
-		}
-	}
-	if flags&0x80 != 0 {
-		if _, ok := varint(); !ok {
-			return bad("bad block header")
-		}
-	}
-	for f := 0; f <= int(flags&3); f++ {
-		id, ok1 := varint()
-		n, ok2 := varint()
-		if !ok1 || !ok2 || uint64(len(h)-p) < n {
-			return bad("bad filter flags")
-		}
-		if id == 0x21 && n >= 1 {
-			bits := h[p]
-			if bits > 40 {
-				return bad("bad LZMA2 dictionary size")
-			}
-			var dict int64 = 0xFFFFFFFF
-			if bits < 40 {
-				dict = int64(2|(bits&1)) << (bits/2 + 11)
-			}
-			if dict > a.opt.xzMaxDict {
-				return bad(fmt.Sprintf("dictionary of %d bytes exceeds the limit of %d", dict, a.opt.xzMaxDict))
-			}
-		}
-		p += int(n)
-	}
-	return nil
 }
 
 // readOffsets reads the blob offset table from the start of the
