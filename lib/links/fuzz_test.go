@@ -12,7 +12,7 @@ import (
 
 // checkInvariants asserts what the mirror relies on for any input: spans
 // inside the source, in order and not overlapping, absolute http(s) URLs
-// without fragment.
+// without fragment, already in canonical form (Resolve is idempotent).
 func checkInvariants(t *testing.T, src []byte, ls []Link) {
 	t.Helper()
 	last := int64(0)
@@ -31,6 +31,9 @@ func checkInvariants(t *testing.T, src []byte, ls []Link) {
 		}
 		if strings.Contains(l.URL, "#") {
 			t.Fatalf("link %d: URL %q keeps a fragment", i, l.URL)
+		}
+		if again, _, ok := Resolve(nil, l.URL); !ok || again != l.URL {
+			t.Fatalf("link %d: Resolve not idempotent: %q -> %q %v", i, l.URL, again, ok)
 		}
 	}
 }
