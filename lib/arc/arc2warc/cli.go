@@ -18,38 +18,7 @@ import (
 
 // Main runs arc2warc with os.Args and exits.
 func Main() {
-	// -v is verbose here, so --version has no short form.
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
-	os.Args = append(os.Args[:1], flagsFirst(os.Args[1:])...)
 	cliutil.Run(NewApp(os.Stdin, os.Stdout, os.Stderr))
-}
-
-// valueFlags are the flags that take a value in the next argument.
-var valueFlags = map[string]bool{"o": true, "warc-version": true, "compress": true}
-
-// flagsFirst moves flags given after file names in front of them, so that
-// "arc2warc in.arc -o out.warc.gz" works (urfave/cli stops parsing flags at
-// the first argument). Everything after "--" stays as it is.
-func flagsFirst(args []string) []string {
-	var flags, files []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			files = append(files, args[i:]...)
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			files = append(files, a)
-			continue
-		}
-		flags = append(flags, a)
-		name := strings.TrimLeft(a, "-")
-		if !strings.Contains(name, "=") && valueFlags[name] && i+1 < len(args) {
-			i++
-			flags = append(flags, args[i])
-		}
-	}
-	return append(flags, files...)
 }
 
 // NewApp returns the arc2warc command reading and writing the given streams.

@@ -20,7 +20,7 @@ func TestFlagsFirst(t *testing.T) {
 		{"a.arc -o", "-o a.arc"},
 	}
 	for _, tc := range tests {
-		if got := strings.Join(flagsFirst(strings.Fields(tc.in)), " "); got != tc.want {
+		if got := strings.Join(cliutil.ReorderArgs(NewApp(nil, nil, nil), strings.Fields(tc.in)), " "); got != tc.want {
 			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
 		}
 	}

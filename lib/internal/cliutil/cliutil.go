@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -45,7 +46,13 @@ func (e *ExitError) Error() string { return e.Msg }
 
 // Run runs app with os.Args and exits: 0 on success, 2 on usage errors, the
 // ExitError's code, or 1 with "name: reason" on one line of stderr.
+//
+// Flags may follow file names ("tool in.arc -o out.warc.gz"): Run moves them
+// in front before urfave/cli, which stops at the first argument, parses them.
+// --version has no short form, since -v means verbose in every binary.
 func Run(app *cli.App) {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	os.Args = append(os.Args[:1], ReorderArgs(app, os.Args[1:])...)
 	app.Version = Version
 	app.HideHelpCommand = true
 	app.ExitErrHandler = func(*cli.Context, error) {} // we handle errors below
@@ -211,4 +218,80 @@ func OpenInput(name string) (io.ReadCloser, string, error) {
 		return nil, name, err
 	}
 	return f, name, nil
+}
+
+// ReorderArgs moves flags that follow positional arguments in front of them,
+// for the app's flags or, when args name one of its commands, for that
+// command's flags. A flag's value (the next argument) moves with it unless the
+// flag is boolean; everything after "--" stays in place.
+func ReorderArgs(app *cli.App, args []string) []string {
+	flags := app.Flags
+	prefix := 0
+	if len(app.Commands) > 0 {
+		takes := valueFlags(app.Flags)
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if a == "--" {
+				return args
+			}
+			if len(a) > 1 && a[0] == '-' {
+				if n := flagName(a); takes[n] && !strings.Contains(a, "=") {
+					i++
+				}
+				continue
+			}
+			cmd := app.Command(a)
+			if cmd == nil {
+				break // not a command: a default action's file argument
+			}
+			flags = cmd.Flags
+			prefix = i + 1
+			break
+		}
+	}
+	out := append([]string(nil), args[:prefix]...)
+	return append(out, moveFlags(args[prefix:], valueFlags(flags))...)
+}
+
+func flagName(a string) string {
+	n := strings.TrimLeft(a, "-")
+	if i := strings.IndexByte(n, '='); i >= 0 {
+		n = n[:i]
+	}
+	return n
+}
+
+// valueFlags returns the names of the flags that take a value.
+func valueFlags(fs []cli.Flag) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range fs {
+		if _, ok := f.(*cli.BoolFlag); ok {
+			continue
+		}
+		for _, n := range f.Names() {
+			m[n] = true
+		}
+	}
+	return m
+}
+
+func moveFlags(args []string, takes map[string]bool) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		if takes[flagName(a)] && !strings.Contains(a, "=") && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	return append(flags, pos...)
 }
