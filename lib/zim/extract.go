@@ -21,7 +21,7 @@ type DumpOptions struct {
 	// refresh page and other redirects still become links, as in zimdump.
 	Symlinks bool
 	// Workers is the number of files written in parallel (default
-	// GOMAXPROCS).
+	// GOMAXPROCS, at most 8).
 	Workers int
 	// Log receives zimdump's "Wrote X to Y" lines for the files that could
 	// not be written at their place and went to DIR/_exceptions/.
@@ -91,7 +91,9 @@ func truncateName(name string, n int) string {
 // cluster per worker, each cluster decompressed once.
 func (a *Archive) Dump(dir string, o DumpOptions) error {
 	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
+		// file creation in one folder is serialised by the kernel: more
+		// workers than this only add lock contention
+		o.Workers = min(runtime.GOMAXPROCS(0), 8)
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
