@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,8 +31,8 @@ var (
 var binaries = []string{"arc2warc", "htcache", "waczpack", "zimdump", "mirrorget"}
 
 var (
-	repo     string            // repository root
-	binDir   string            // where TestMain built the binaries
+	repo     string // repository root
+	binDir   string // where TestMain built the binaries
 	built    = map[string]bool{}
 	buildLog = map[string]string{} // name -> go build output when it failed
 )
@@ -279,11 +280,19 @@ type expect struct {
 	okCodes []int
 	// rssMB overrides the RSS limit.
 	rssMB int64
+	// at, when > 0 (or atZero), is the offset the first "offset N" of a
+	// failure or warning must give: the record the damage is in.
+	at     int64
+	atZero bool
 }
 
 var (
 	panicRE  = regexp.MustCompile(`(?m)^panic: |^goroutine \d+ \[|^fatal error: |runtime error:|SIGSEGV`)
 	offsetRE = regexp.MustCompile(`offset \d+|at byte \d+|\bbyte \d+`)
+	// wholeFileRE: reasons about the file as a whole (its first bytes),
+	// which need no offset.
+	wholeFileRE = regexp.MustCompile(`not an? [A-Za-z ]+ file|bad gzip header|empty file|is empty`)
+	offsetNumRE = regexp.MustCompile(`record at offset (\d+)`)
 )
 
 // maxLine is the longest stderr line accepted: reasons quote bad values
@@ -321,6 +330,11 @@ func check(t testing.TB, what string, res *result, e expect) bool {
 			return fail("stderr line of %d bytes", len(l))
 		}
 	}
+	if e.at > 0 || e.atZero {
+		if m := offsetNumRE.FindStringSubmatch(res.stderr); m != nil && m[1] != strconv.FormatInt(e.at, 10) {
+			return fail("first offset reported is %s, want %d (the start of the damaged record)", m[1], e.at)
+		}
+	}
 	if res.code == 0 {
 		if e.mustFail {
 			return fail("exit 0 on bad input")
@@ -348,7 +362,7 @@ func check(t testing.TB, what string, res *result, e expect) bool {
 	if e.name != "" && !strings.Contains(reason, e.name) {
 		return fail("reason does not name the file %q", e.name)
 	}
-	if e.offset && !offsetRE.MatchString(reason) {
+	if e.offset && !offsetRE.MatchString(reason) && !wholeFileRE.MatchString(reason) {
 		return fail("reason gives no byte offset")
 	}
 	return true
