@@ -239,6 +239,7 @@ func (a *Archive) planDump(dir string, order []uint32, o DumpOptions) (plan []du
 }
 
 type dumper struct {
+	sink     func(*dumpItem, []byte) // hands a file to its writer
 	a        *Archive
 	dir      string
 	o        DumpOptions
@@ -333,6 +334,34 @@ func (d *dumper) writeAll(plan []dumpItem) error {
 		}
 		errMu.Unlock()
 	}
+	// Clusters are decompressed by d.o.Workers goroutines; files are
+	// created by as many writers, each owning the folders that hash to it,
+	// so that no two writers create files in the same folder at once (the
+	// kernel serialises that and spins on the lock).
+	shards := make([]chan writeJob, d.o.Workers)
+	var wwg sync.WaitGroup
+	for i := range shards {
+		shards[i] = make(chan writeJob, 256)
+		wwg.Add(1)
+		go func(ch chan writeJob) {
+			defer wwg.Done()
+			for j := range ch {
+				if err := d.writeBytes(j.it, j.b); err != nil {
+					fail(j.it.order, err)
+				}
+			}
+		}(shards[i])
+	}
+	seed := maphash.MakeSeed()
+	d.sink = func(it *dumpItem, b []byte) {
+		dir := it.rel
+		if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+			dir = dir[:i]
+		} else {
+			dir = ""
+		}
+		shards[maphash.String(seed, dir)%uint64(len(shards))] <- writeJob{it, b}
+	}
 	for w := 0; w < min(d.o.Workers, max(1, len(keys))); w++ {
 		wg.Add(1)
 		go func() {
@@ -354,7 +383,16 @@ func (d *dumper) writeAll(plan []dumpItem) error {
 	}
 	close(tasks)
 	wg.Wait()
+	for _, ch := range shards {
+		close(ch)
+	}
+	wwg.Wait()
 	return firstErr
+}
+
+type writeJob struct {
+	it *dumpItem
+	b  []byte
 }
 
 type orderedErr struct {
@@ -389,10 +427,10 @@ func (d *dumper) writeGroup(g uint32, items []*dumpItem) error {
 		var err error
 		switch it.act {
 		case actStub, actErrStub:
-			err = d.writeBytes(it, []byte(RedirectHTML(it.link)))
+			d.sink(it, []byte(RedirectHTML(it.link)))
 		default:
 			if b, ok := c.Bytes(it.e.Blob); ok {
-				err = d.writeBytes(it, b)
+				d.sink(it, b)
 			} else if stream != nil {
 				var r io.Reader
 				if r, err = stream.open(it.e.Blob); err == nil {
@@ -454,11 +492,9 @@ func (d *dumper) writeBytes(it *dumpItem, b []byte) error {
 	return d.writeError(it, newBytesReader(b))
 }
 
-// smallBlob is the size up to which a blob streamed from the archive is
-// read into memory and written with writeNew.
+// smallBlob is the size up to which a blob of an uncompressed cluster is
+// read into memory and handed to the writers.
 const smallBlob = 1 << 20
-
-var blobBufs = sync.Pool{New: func() any { b := make([]byte, 0, smallBlob); return &b }}
 
 // writeBlob writes a blob of an uncompressed cluster: small ones through
 // a pooled buffer and writeNew, large ones streamed.
@@ -475,13 +511,12 @@ func (d *dumper) writeBlob(it *dumpItem, c *Cluster) error {
 	if size > smallBlob {
 		return d.writeReader(it, r)
 	}
-	bp := blobBufs.Get().(*[]byte)
-	defer blobBufs.Put(bp)
-	b := (*bp)[:size]
+	b := make([]byte, size)
 	if _, err := io.ReadFull(r, b); err != nil {
 		return d.a.errf(it.e.Offset, "reading the data of %s: %v", d.a.PathOf(&it.e), noEOF(err))
 	}
-	return d.writeBytes(it, b)
+	d.sink(it, b)
+	return nil
 }
 
 // writeReader writes r to the item's place, or to the errors folder when
