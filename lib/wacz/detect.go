@@ -1,8 +1,13 @@
 package wacz
 
 import (
+	"fmt"
+	"runtime"
+	"sync"
+
 	"bufio"
 	"bytes"
+	"github.com/klauspost/compress/gzip"
 	"io"
 	"net/url"
 	"sort"
@@ -42,6 +47,9 @@ type Detector struct {
 	limit  int
 	active bool
 	done   bool // the record turned out not to matter (not an HTML 200)
+	jobs   chan *pageJob
+	done2  []*pageJob // deferred, in record order
+	wg     sync.WaitGroup
 	typ    record.Type
 	headOK bool // buf holds a complete HTTP head
 }
@@ -129,7 +137,6 @@ func (d *Detector) End(rec *record.Record) {
 	}
 	d.active = false
 	u := rec.TargetURI()
-	var body io.Reader
 	switch rec.Type() {
 	case record.Request:
 		h, err := httpmsg.ParseHead(d.buf.Bytes())
@@ -144,10 +151,69 @@ func (d *Detector) End(rec *record.Record) {
 		if d.done {
 			return
 		}
-		br := bufio.NewReader(bytes.NewReader(d.buf.Bytes()))
+	}
+	p := d.newPage(rec)
+	if p == nil {
+		return
+	}
+	info, ok := pageContent(rec.Type(), bytes.NewReader(d.buf.Bytes()), d.Text)
+	if !ok {
+		d.drop(p)
+		return
+	}
+	p.Title, p.Text = info.title, info.text
+	d.addFrames(u, info.frames)
+}
+
+// newPage adds the page of rec (nil when its URL has a page already or its
+// date is bad); its title comes later.
+func (d *Detector) newPage(rec *record.Record) *Page {
+	u := rec.TargetURI()
+	if _, seen := d.byURL[u]; seen {
+		return nil
+	}
+	t, err := rec.Date()
+	if err != nil {
+		return nil
+	}
+	p := &Page{URL: u, TS: FormatTime(t)}
+	p.ID = PageID(p.TS, u)
+	d.pages = append(d.pages, p)
+	d.byURL[u] = p
+	return p
+}
+
+// drop removes the page just added (its record turned out not to be one).
+func (d *Detector) drop(p *Page) {
+	if n := len(d.pages); n > 0 && d.pages[n-1] == p {
+		d.pages = d.pages[:n-1]
+		delete(d.byURL, p.URL)
+	}
+}
+
+func (d *Detector) addFrames(page string, frames []string) {
+	if len(frames) == 0 {
+		return
+	}
+	base, _ := url.Parse(page)
+	for _, f := range frames {
+		if r := resolveRef(base, f); r != "" {
+			d.framed[r] = true
+		}
+	}
+}
+
+// pageContent reads a block as page detection does: for a response, the
+// HTTP head must say 200 and HTML, and the body is de-chunked and decoded;
+// a resource block is the document itself. A cut-off or damaged body still
+// gives what could be read.
+func pageContent(typ record.Type, block io.Reader, text bool) (htmlInfo, bool) {
+	body := block
+	if typ == record.Response {
+		br := bufio.NewReader(block)
 		h, err := httpmsg.ReadHead(br)
 		if err != nil || h.Request || h.StatusCode != 200 || !isHTML(h.MIME()) {
-			return
+			return htmlInfo{}, false
 		}
 		body = br
 		if h.Chunked() {
@@ -157,38 +223,121 @@ func (d *Detector) End(rec *record.Record) {
 		for i := len(codings) - 1; i >= 0; i-- {
 			dec, err := httpmsg.Decoder(body, codings[i])
 			if err != nil {
-				body = nil
-				break
+				return htmlInfo{}, true
 			}
 			defer dec.Close()
 			body = dec
 		}
-	case record.Resource:
-		body = bytes.NewReader(d.buf.Bytes())
 	}
-	if _, seen := d.byURL[u]; seen {
-		return
+	buf := contentPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer contentPool.Put(buf)
+	buf.ReadFrom(io.LimitReader(body, textScanLimit)) // what could be read
+	return scanHTML(buf.Bytes(), text), true
+}
+
+var contentPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// pageJob is page detection of one record left to a worker: the record's
+// gzip member, inflated there.
+type pageJob struct {
+	p      *Page
+	typ    record.Type
+	member []byte
+	hdrLen int64
+	off    int64 // of the member, for errors
+	info   htmlInfo
+	ok     bool
+	err    error
+}
+
+// Defer hands the current record's page detection to a worker goroutine,
+// which inflates member (the record's gzip member, hdrLen bytes of WARC
+// header first) itself. It returns false when the record is not deferred
+// (call End then). Results are in once Wait returns.
+func (d *Detector) Defer(rec *record.Record, member []byte, hdrLen, off int64) bool {
+	if !d.active || d.done || rec.Type() != record.Response && rec.Type() != record.Resource {
+		return false
 	}
-	t, err := rec.Date()
-	if err != nil {
-		return
+	d.active = false
+	p := d.newPage(rec)
+	if p == nil {
+		return true
 	}
-	p := &Page{URL: u, TS: FormatTime(t)}
-	p.ID = PageID(p.TS, u)
-	if body != nil {
-		// a cut-off or damaged body still gives what could be read
-		content, _ := readAllLimit(body, textScanLimit)
-		h := scanHTML(content, d.Text)
-		p.Title, p.Text = h.title, h.text
-		base, _ := url.Parse(u)
-		for _, f := range h.frames {
-			if r := resolveRef(base, f); r != "" {
-				d.framed[r] = true
-			}
+	if d.jobs == nil {
+		d.jobs = make(chan *pageJob, 64)
+		workers := max(runtime.GOMAXPROCS(0)-1, 1)
+		for range workers {
+			d.wg.Add(1)
+			go d.work()
 		}
 	}
-	d.pages = append(d.pages, p)
-	d.byURL[u] = p
+	job := &pageJob{p: p, typ: rec.Type(), member: member, hdrLen: hdrLen, off: off}
+	d.done2 = append(d.done2, job)
+	d.jobs <- job
+	return true
+}
+
+func (d *Detector) work() {
+	defer d.wg.Done()
+	var zr *gzip.Reader
+	for job := range d.jobs {
+		var err error
+		if zr == nil {
+			zr, err = gzip.NewReader(bytes.NewReader(job.member))
+		} else {
+			err = zr.Reset(bytes.NewReader(job.member))
+		}
+		if err == nil {
+			zr.Multistream(false)
+			if _, err = io.CopyN(io.Discard, zr, job.hdrLen); err == nil {
+				job.info, job.ok = pageContent(job.typ, zr, d.Text)
+				// the rest of the member: its CRC is checked at its end
+				_, err = io.Copy(io.Discard, zr)
+			}
+		}
+		if err != nil {
+			job.err = fmt.Errorf("gzip member at offset %d: %v", job.off, err)
+		}
+		job.member = nil
+	}
+}
+
+// Wait waits for deferred page detection and merges its results. It
+// returns the first damaged gzip member a worker found.
+func (d *Detector) Wait() error {
+	if d.jobs == nil {
+		return nil
+	}
+	close(d.jobs)
+	d.wg.Wait()
+	d.jobs = nil
+	var first error
+	gone := map[*Page]bool{}
+	for _, job := range d.done2 {
+		if job.err != nil && first == nil {
+			first = job.err
+		}
+		if !job.ok {
+			gone[job.p] = true
+			continue
+		}
+		job.p.Title, job.p.Text = job.info.title, job.info.text
+		d.addFrames(job.p.URL, job.info.frames)
+	}
+	d.done2 = nil
+	if len(gone) > 0 {
+		kept := d.pages[:0]
+		for _, p := range d.pages {
+			if gone[p] {
+				delete(d.byURL, p.URL)
+				continue
+			}
+			kept = append(kept, p)
+		}
+		d.pages = kept
+	}
+	return first
 }
 
 // Pages returns the pages found, in the order their records came, without

@@ -38,7 +38,7 @@ const fastTailInflate = 2 << 10
 
 // fastStep is the most the fast path inflates at a time while it reads
 // headers, so that a member's rest can still be skipped.
-const fastStep = 4 << 10
+const fastStep = 1 << 10
 
 // fastHeaderMax bounds the WARC header the fast path parses.
 const fastHeaderMax = 64 << 10
@@ -228,36 +228,99 @@ type fastState struct {
 	sr     streamReader
 	br     *bufio.Reader
 	gz     *gzip.Reader
-	hbuf   []byte
+	pi     prefixInflater
+	gzOn   bool // the member is read with gz (from its start) rather than pi
 	cur    *pendingRec
 	start  int64
 	hdrLen int64
 	cl     int64
-	block  *countReader
+	block  *fastBlock
 	verify bool
 }
 
-// countReader counts the bytes read through it. A read error other than
-// io.EOF is kept and reported as io.EOF, so the indexer sees a short block
-// and the fast path hands the member over to lib/warc, which reports the
-// damage properly.
-type countReader struct {
-	r   io.Reader
-	n   int64
+// piMax is how much of a member the prefix inflater decodes before the
+// block is read on with compress/flate (which is faster in bulk).
+const piMax = 8 << 10
+
+// piFinish: a member with at most this many bytes left to decode is
+// decoded to its end by the prefix inflater, which checks its CRC and finds
+// its exact end.
+const piFinish = 4 << 10
+
+// fastBlock is the block of the member's record: from the prefix
+// inflater's output, then from gz. A read error other than io.EOF is kept
+// and reported as io.EOF, so the indexer sees a short block and the fast
+// path hands the member over to lib/warc, which reports the damage.
+type fastBlock struct {
+	fs  *fastState
+	n   int64 // bytes handed out
 	err error
 }
 
-func (c *countReader) Read(p []byte) (int, error) {
-	if c.err != nil {
+func (b *fastBlock) Read(p []byte) (int, error) {
+	fs := b.fs
+	if b.err != nil || b.n >= fs.cl {
 		return 0, io.EOF
 	}
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	if err != nil && err != io.EOF {
-		c.err = err
+	p = p[:min(int64(len(p)), fs.cl-b.n)]
+	if !fs.gzOn {
+		at := int(fs.hdrLen + b.n)
+		if at >= len(fs.pi.out) {
+			if len(fs.pi.out) < piMax {
+				if err := fs.pi.fill(len(fs.pi.out) + fastStep); err != nil {
+					b.err = err
+					return 0, io.EOF
+				}
+			} else if err := fs.switchToGz(); err != nil {
+				b.err = err
+				return 0, io.EOF
+			}
+		}
+		if !fs.gzOn {
+			if at >= len(fs.pi.out) {
+				b.err = io.ErrUnexpectedEOF // the member ended inside the block
+				return 0, io.EOF
+			}
+			n := copy(p, fs.pi.out[at:])
+			b.n += int64(n)
+			return n, nil
+		}
+	}
+	n, err := fs.gz.Read(p)
+	b.n += int64(n)
+	if err == io.EOF && b.n < fs.cl {
+		b.err = io.ErrUnexpectedEOF
 		return n, io.EOF
 	}
-	return n, err
+	if err != nil && err != io.EOF {
+		b.err = err
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// switchToGz reads the member on with gz: inflated again from its start,
+// up to where the block has been read.
+func (fs *fastState) switchToGz() error {
+	fs.sr = streamReader{s: fs.rs, off: fs.start}
+	fs.br.Reset(&fs.sr)
+	var err error
+	if fs.gz == nil {
+		fs.gz, err = gzip.NewReader(fs.br)
+	} else {
+		err = fs.gz.Reset(fs.br)
+	}
+	if err != nil {
+		return err
+	}
+	fs.gz.Multistream(false)
+	fs.gzOn = true
+	done := fs.hdrLen
+	if fs.block != nil {
+		done += fs.block.n
+	}
+	_, err = io.CopyN(io.Discard, fs.gz, done)
+	return err
 }
 
 // smallReads hands out at most fastStep bytes per Read, so a buffered
@@ -312,39 +375,28 @@ func (in *inputRun) nextFast() (*record.Record, error) {
 	return &record.Record{Version: rec.Version, Header: rec.Header, Block: smallReads{rec.Block}, Offset: pr.seq}, nil
 }
 
-// openMember starts inflating the member at s and parses its WARC header.
+// openMember starts decoding the member at s and parses its WARC header.
 func (in *inputRun) openMember(s int64) (*record.Record, error) {
 	fs := in.fs
 	fs.start = s
+	fs.gzOn = false
+	fs.block = nil
 	fs.sr = streamReader{s: fs.rs, off: s}
-	fs.br.Reset(&fs.sr)
-	var err error
-	if fs.gz == nil {
-		fs.gz, err = gzip.NewReader(fs.br)
-	} else {
-		err = fs.gz.Reset(fs.br)
-	}
-	if err != nil {
+	if err := fs.pi.reset(&fs.sr); err != nil {
 		return nil, errFallback
 	}
-	fs.gz.Multistream(false)
-	fs.hbuf = fs.hbuf[:0]
 	for {
-		if cap(fs.hbuf)-len(fs.hbuf) < fastStep {
-			fs.hbuf = append(fs.hbuf, make([]byte, fastStep)...)[:len(fs.hbuf)]
+		if err := fs.pi.fill(len(fs.pi.out) + fastStep); err != nil {
+			return nil, errFallback
 		}
-		// small steps: inflate no more than the header needs
-		n, err := fs.gz.Read(fs.hbuf[len(fs.hbuf) : len(fs.hbuf)+fastStep])
-		fs.hbuf = fs.hbuf[:len(fs.hbuf)+n]
-		if rec, hl, cl, ok := parseFastHeader(fs.hbuf); ok {
+		if rec, hl, cl, ok := parseFastHeader(fs.pi.out); ok {
 			rec.Offset = s
 			fs.hdrLen, fs.cl = hl, cl
-			rest := fs.hbuf[hl:]
-			fs.block = &countReader{r: io.LimitReader(io.MultiReader(bytes.NewReader(rest), fs.gz), cl)}
+			fs.block = &fastBlock{fs: fs}
 			rec.Block = fs.block
 			return rec, nil
 		}
-		if err != nil || len(fs.hbuf) >= fastHeaderMax {
+		if fs.pi.ended || len(fs.pi.out) >= fastHeaderMax {
 			return nil, errFallback
 		}
 	}
@@ -388,38 +440,55 @@ func parseFastHeader(b []byte) (*record.Record, int64, int64, bool) {
 }
 
 // endFast finishes the member handed out last: the page detector gets the
-// block while it wants it, then the member's end is found (by inflating a
+// block while it wants it, then the member's end is found (by decoding a
 // short rest, or by looking for the next member) and the record placed.
 func (in *inputRun) endFast() error {
 	fs := in.fs
 	pr := in.out
 	in.out = nil
 	rec := pr.rec
+	if done, err := in.deferPage(); done || err != nil {
+		return err
+	}
 	var buf [32 << 10]byte
-	var rerr error
+	if in.w.det.Wants() && !fs.gzOn && fs.block.err == nil && fs.hdrLen+fs.cl > int64(len(fs.pi.out)) {
+		// a page body: compress/flate inflates in bulk faster
+		if err := fs.switchToGz(); err != nil {
+			fs.block.err = err
+		}
+	}
 	for in.w.det.Wants() {
 		if _, err := rec.Block.Read(buf[:]); err != nil {
-			if err != io.EOF {
-				rerr = err
-			}
 			break
 		}
 	}
 	in.finish(rec)
-	if rerr != nil || fs.block.err != nil {
+	if fs.block.err != nil {
 		return in.handover(fs.start, pr)
 	}
 	s := fs.start
-	rest := fs.cl - fs.block.n
+	size := fs.hdrLen + fs.cl // the record, without its CRLF CRLF
 	var end int64
-	if fs.verify || rest <= fastTailInflate {
+	switch {
+	case !fs.gzOn && (size+4-int64(len(fs.pi.out)) <= piFinish || fs.verify && size <= piMax):
+		used, err := fs.pi.finish()
+		if err != nil || !onlyLineEnds(fs.pi.out, size) {
+			return in.handover(s, pr)
+		}
+		end = s + used
+	case fs.verify || fs.cl-fs.block.n <= fastTailInflate:
+		if !fs.gzOn {
+			if err := fs.switchToGz(); err != nil {
+				return in.handover(s, pr)
+			}
+		}
 		e, ok := in.inflateRest()
 		if !ok {
 			return in.handover(s, pr)
 		}
 		end = e
-	} else {
-		u := uint64(fs.hdrLen + fs.cl)
+	default:
+		u := uint64(size)
 		sizes := []uint32{uint32(u + 4), uint32(u + 2), uint32(u)}
 		e, ok, err := fs.rs.memberEnd(s, sizes)
 		if err != nil {
@@ -439,10 +508,68 @@ func (in *inputRun) endFast() error {
 	return nil
 }
 
-// inflateRest reads the rest of the member: the block, then nothing but
-// line ends up to the member's end (checked by gzip's CRC and size). It
-// returns the member's end offset; ok is false for anything else (another
-// record in the member, a gzip error).
+// deferMax bounds the (decoded) size of a record whose page detection is
+// left to a worker, which gets a copy of its gzip member.
+const deferMax = 2 << 20
+
+// deferPage, for a record the page detector wants the body of, finds the
+// member's end without inflating it and leaves the inflating and reading
+// of the page to a detector worker (on another core), placing the record
+// at once. done is false when it did not (the caller goes on inline).
+func (in *inputRun) deferPage() (done bool, err error) {
+	fs := in.fs
+	rec := in.fs.cur.rec
+	if !in.w.det.Wants() || fs.verify || fs.block.err != nil || fs.hdrLen+fs.cl > deferMax {
+		return false, nil
+	}
+	s := fs.start
+	u := uint64(fs.hdrLen + fs.cl)
+	end, ok, err := fs.rs.memberEnd(s, []uint32{uint32(u + 4), uint32(u + 2), uint32(u)})
+	if err != nil || !ok {
+		return false, err
+	}
+	member := make([]byte, end-s)
+	for got := 0; got < len(member); {
+		n, err := fs.rs.readAt(member[got:], s+int64(got))
+		if n == 0 {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return false, err
+		}
+		got += n
+	}
+	if !in.w.det.Defer(rec, member, fs.hdrLen, s) {
+		return false, nil
+	}
+	in.finish(rec)
+	if err := in.place(fs.cur.seq, s, end); err != nil {
+		return true, err
+	}
+	in.w.stats.CopiedRaw += end - s
+	in.w.stats.Skipped++
+	fs.next = end
+	return true, nil
+}
+
+// onlyLineEnds reports whether out is size bytes followed by at most four
+// CR or LF bytes: one record in the member and nothing else.
+func onlyLineEnds(out []byte, size int64) bool {
+	if int64(len(out)) < size || int64(len(out)) > size+4 {
+		return false
+	}
+	for _, c := range out[size:] {
+		if c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// inflateRest reads the rest of the member with gz: the block, then nothing
+// but line ends up to the member's end (checked by gzip's CRC and size).
+// It returns the member's end offset; ok is false for anything else
+// (another record in the member, a gzip error).
 func (in *inputRun) inflateRest() (int64, bool) {
 	fs := in.fs
 	if _, err := io.Copy(io.Discard, fs.block); err != nil || fs.block.err != nil || fs.block.n != fs.cl {

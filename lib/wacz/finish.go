@@ -16,6 +16,7 @@ func (w *Writer) Close() error {
 	w.closed = true
 	defer w.index.cleanup()
 	if w.err != nil {
+		w.det.Wait() // stop the detector's workers
 		return w.err
 	}
 	if len(w.resources) == 0 {
@@ -37,6 +38,12 @@ func (w *Writer) finish() error {
 	w.resources = append(w.resources, idx...)
 
 	// pages
+	if err := w.det.Wait(); err != nil {
+		if !w.opts.Lenient {
+			return err
+		}
+		w.warn("warning: %v", err)
+	}
 	pages, err := w.pageList()
 	if err != nil {
 		return err
