@@ -278,6 +278,9 @@ type expect struct {
 	mustNotice bool
 	// okCodes lists the accepted nonzero exit statuses (default: 1).
 	okCodes []int
+	// reportOnStdout: the command prints its findings on stdout (a
+	// checker's report) and they count as the reason.
+	reportOnStdout bool
 	// rssMB overrides the RSS limit.
 	rssMB int64
 	// at, when > 0 (or atZero), is the offset the first "offset N" of a
@@ -291,7 +294,7 @@ var (
 	offsetRE = regexp.MustCompile(`offset \d+|at byte \d+|\bbyte \d+`)
 	// wholeFileRE: reasons about the file as a whole (its first bytes),
 	// which need no offset.
-	wholeFileRE = regexp.MustCompile(`not an? [A-Za-z ]+ file|bad gzip header|empty file|is empty`)
+	wholeFileRE = regexp.MustCompile(`not an? [A-Za-z ]+ file|bad gzip header|empty file|is empty|too small to contain|[Ii]nvalid magic`)
 	offsetNumRE = regexp.MustCompile(`record at offset (\d+)`)
 )
 
@@ -356,6 +359,9 @@ func check(t testing.TB, what string, res *result, e expect) bool {
 		return fail("exit status %d, want one of %v", res.code, codes)
 	}
 	reason := strings.TrimSpace(res.stderr)
+	if e.reportOnStdout {
+		reason = strings.TrimSpace(res.stderr + "\n" + string(res.out))
+	}
 	if reason == "" {
 		return fail("nonzero exit without a reason on stderr")
 	}
