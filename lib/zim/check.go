@@ -15,6 +15,7 @@ type Problem struct {
 	Msg    string
 }
 
+// String formats the problem as "offset N: reason".
 func (p Problem) String() string {
 	if p.Offset < 0 {
 		return p.Msg

@@ -25,6 +25,7 @@ type FormatError struct {
 	Msg    string
 }
 
+// Error returns "file: offset N: message".
 func (e *FormatError) Error() string {
 	if e.Offset < 0 {
 		return fmt.Sprintf("%s: %s", e.File, e.Msg)
