@@ -26,18 +26,21 @@ fi
 OURS="$BENCH_DIR/zimdump-arcport"
 (cd "$ROOT" && go build -o "$OURS" ./cmd/zimdump)
 
-best() { # "wall cpu": best wall and best user+sys seconds of "$@" over $RUNS runs
-  local bw=999999 bc=999999
-  for _ in $(seq "$RUNS"); do
-    rm -rf "$BENCH_DIR/out"
-    sync
-    /usr/bin/time -f "%e %U %S" -o "$BENCH_DIR/time" "$@" >/dev/null 2>&1 || true
-    read -r w u s <"$BENCH_DIR/time"
-    bw=$(awk -v a="$w" -v b="$bw" 'BEGIN{print (a<b)?a:b}')
-    bc=$(awk -v a="$u" -v c="$s" -v b="$bc" 'BEGIN{t=a+c; print (t<b)?t:b}')
-  done
-  rm -rf "$BENCH_DIR/out"
-  echo "$bw $bc"
+# measure TOOL RUN ARGS...: appends "wall cpu" (cpu = user+sys) to
+# $BENCH_DIR/TOOL.times. "OUT" in ARGS is replaced by a fresh folder: dump
+# outputs are only removed at the end, because ext4 makes file creation
+# slow right after mass deletion (its inode allocator skips recently freed
+# inodes), which would penalise whichever tool runs after a cleanup.
+measure() {
+  local tool=$1 run=$2; shift 2
+  local args=("${@//OUT/$BENCH_DIR/out-$tool-$run}")
+  sync
+  /usr/bin/time -f "%e %U %S" -o "$BENCH_DIR/time" "${args[@]}" >/dev/null 2>&1 || true
+  read -r w u s <"$BENCH_DIR/time"
+  echo "$w $(awk -v a="$u" -v b="$s" 'BEGIN{print a+b}')" >>"$BENCH_DIR/$tool.times"
+}
+bestof() { # "wall cpu" minima of $BENCH_DIR/$1.times
+  awk 'NR==1{w=$1;c=$2} {if($1<w)w=$1; if($2<c)c=$2} END{print w, c}' "$BENCH_DIR/$1.times"
 }
 
 # sanity: the outputs must be identical before timing them
@@ -46,16 +49,23 @@ cmp <("$OPENZIM" list --details "$ZIM") <("$OURS" list --details "$ZIM") || { ec
 printf 'ZIM: %s (%s entries, %s bytes), %s run(s) each, %s CPUs\n' "$ZIM" \
   "$("$OURS" info "$ZIM" | sed -n 's/count-entries: //p')" "$(stat -c %s "$ZIM")" "$RUNS" "$(nproc)"
 printf '%-15s %12s %12s %7s   %12s %12s %7s\n' command "openzim wall" "arcport wall" ratio "openzim cpu" "arcport cpu" ratio
+rm -rf "$BENCH_DIR"/out-* "$BENCH_DIR"/*.times
 for cmd in "list --details" "dump"; do
-  if [ "$cmd" = dump ]; then
-    read -r aw ac < <(best "$OPENZIM" dump --dir="$BENCH_DIR/out" "$ZIM")
-    read -r bw bc < <(best "$OURS" dump --dir="$BENCH_DIR/out" "$ZIM")
-  else
-    read -r aw ac < <(best "$OPENZIM" list --details "$ZIM")
-    read -r bw bc < <(best "$OURS" list --details "$ZIM")
-  fi
+  rm -f "$BENCH_DIR"/*.times
+  for run in $(seq "$RUNS"); do # alternate the tools
+    if [ "$cmd" = dump ]; then
+      measure openzim "$run" "$OPENZIM" dump --dir=OUT "$ZIM"
+      measure arcport "$run" "$OURS" dump --dir=OUT "$ZIM"
+    else
+      measure openzim "$run" "$OPENZIM" list --details "$ZIM"
+      measure arcport "$run" "$OURS" list --details "$ZIM"
+    fi
+  done
+  read -r aw ac < <(bestof openzim)
+  read -r bw bc < <(bestof arcport)
   printf '%-15s %12.2f %12.2f %7.2f   %12.2f %12.2f %7.2f\n' "$cmd" "$aw" "$bw" \
     "$(awk -v a="$aw" -v b="$bw" 'BEGIN{print (a>0)?b/a:0}')" "$ac" "$bc" \
     "$(awk -v a="$ac" -v b="$bc" 'BEGIN{print (a>0)?b/a:0}')"
 done
+rm -rf "$BENCH_DIR"/out-* "$BENCH_DIR"/*.times
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
