@@ -563,3 +563,33 @@ func TestSafeRelPath(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentReads reads every blob from 8 goroutines at once through a
+// small cache; run with -race.
+func TestConcurrentReads(t *testing.T) {
+	a := mustOpen(t, fx("nons/wikibooks_be_all_nopic_2017-02.zim"), WithClusterCache(1, 1<<20))
+	want := allBlobs(t, mustOpen(t, fx("nons/wikibooks_be_all_nopic_2017-02.zim")))
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			var err error
+			start, end := a.UserRange()
+			for i := start; i < end && err == nil; i++ {
+				var e *Entry
+				if e, err = a.EntryAt(start + (i-start+uint32(g)*7)%(end-start)); err != nil || e.Kind != KindItem {
+					continue
+				}
+				var b []byte
+				if b, err = a.ReadBlob(e); err == nil && sha(b) != want[a.PathOf(e)] {
+					err = errors.New("content differs for " + a.PathOf(e))
+				}
+			}
+			errs <- err
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
