@@ -125,7 +125,7 @@ type result struct {
 	errN     int64
 	code     int // exit status; -1 when killed by a signal
 	signal   syscall.Signal
-	rssKB    int64 // peak resident set size (VmHWM / ru_maxrss)
+	rssKB    int64 // peak resident set size (sampled VmHWM)
 	elapsed  time.Duration
 	timedOut bool
 }
@@ -167,6 +167,8 @@ type started struct {
 	errb   *capBuf
 	outF   *os.File
 	t0     time.Time
+	stop   chan struct{}
+	rss    func() int64
 }
 
 func (r *run) start(t testing.TB) *started {
@@ -201,6 +203,8 @@ func (r *run) start(t testing.TB) *started {
 		cancel()
 		t.Fatal(err)
 	}
+	s.stop = make(chan struct{})
+	s.rss = watchRSS(cmd.Process.Pid, s.stop)
 	return s
 }
 
@@ -208,7 +212,12 @@ func (s *started) signal(sig os.Signal) { s.cmd.Process.Signal(sig) }
 
 func (s *started) finish(t testing.TB) *result {
 	t.Helper()
-	err := s.cmd.Wait()
+	// Sample until the process has exited (it is then a zombie until
+	// Wait reaps it, and its status has no VmHWM line any more).
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- s.cmd.Wait() }()
+	err := <-waitErr
+	close(s.stop)
 	res := &result{cmdline: cmdline(s.r), elapsed: time.Since(s.t0)}
 	res.timedOut = s.ctx.Err() == context.DeadlineExceeded
 	s.cancel()
@@ -234,9 +243,7 @@ func (s *started) finish(t testing.TB) *result {
 		}
 		res.code = -1
 	}
-	if s.cmd.ProcessState != nil {
-		res.rssKB = maxRSSKB(s.cmd.ProcessState)
-	}
+	res.rssKB = s.rss()
 	return res
 }
 
@@ -309,6 +316,7 @@ func check(t testing.TB, what string, res *result, e expect) bool {
 		t.Errorf("%s: %s\n  %s", what, fmt.Sprintf(format, args...), res)
 		return false
 	}
+	t.Logf("%s: exit %d, peak RSS %d MiB, %v", what, res.code, res.rssKB>>10, res.elapsed.Round(time.Millisecond))
 	if res.timedOut {
 		return fail("did not finish within the time limit")
 	}

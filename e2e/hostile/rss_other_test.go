@@ -2,7 +2,7 @@
 
 package hostile
 
-import "os"
-
-// maxRSSKB is not measured outside Linux (ru_maxrss units differ).
-func maxRSSKB(ps *os.ProcessState) int64 { return 0 }
+// watchRSS does not measure outside Linux.
+func watchRSS(pid int, stop <-chan struct{}) func() int64 {
+	return func() int64 { return 0 }
+}
