@@ -114,6 +114,12 @@ type Config struct {
 	Traps Traps
 	// Extract finds the links of a capture (default LinksExtractor).
 	Extract ExtractFunc
+	// Prepare, when set, is called with each capture by the worker that
+	// fetched it, concurrently with other workers, before the capture goes
+	// to the sink: the place for slow per-capture work (decoding a body to
+	// disk) that need not be serialised. It may set Capture.Value for the
+	// sink. An error stops the crawl.
+	Prepare func(c *Capture) error
 	// Validators, when set, gives the ETag and Last-Modified of a copy kept
 	// from an earlier run: they are sent as If-None-Match and
 	// If-Modified-Since so an unchanged resource comes back as 304.
@@ -234,6 +240,8 @@ type Capture struct {
 	// Links are the links found in the response and the crawler's
 	// decision about each.
 	Links []Link
+	// Value is free for the caller (see Config.Prepare).
+	Value any
 }
 
 // Status returns the final response status code, or 0.

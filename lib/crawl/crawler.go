@@ -465,6 +465,14 @@ func (c *Crawler) capture(it *item, ex *exchange) *Capture {
 
 // emit hands a capture to the sink and closes its spool.
 func (c *Crawler) emit(cp *Capture) error {
+	if c.cfg.Prepare != nil {
+		if err := c.cfg.Prepare(cp); err != nil {
+			if cp.Response != nil {
+				cp.Response.Close()
+			}
+			return err
+		}
+	}
 	c.sinkMu.Lock()
 	err := c.sink.Capture(cp)
 	c.sinkMu.Unlock()

@@ -310,6 +310,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		}
 		o.Crawl.Validators = mir.validators
 		o.Crawl.Extract = mir.extract
+		o.Crawl.Prepare = mir.prepare
 	}
 	if o.Verbose {
 		o.Crawl.OnSkip = func(u, reason string) { fmt.Fprintf(stderr, "skip %s (%s)\n", u, reason) }
@@ -364,6 +365,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	}
 	if file != nil {
 		keep(file.Sync())
+		keep(file.Chmod(0o644))
 		keep(file.Close())
 		if err := os.Rename(tmpName, o.Output); err != nil {
 			os.Remove(tmpName)

@@ -39,6 +39,7 @@ type localMirror struct {
 	cacheTmp string
 	cacheF   *os.File
 	cw       *htcache.Writer
+	dirs     map[string]bool // directories known to exist
 
 	saved   map[string]bool // local paths present and current in this run
 	visited map[string]bool // URLs written to the new cache
@@ -48,9 +49,43 @@ type localMirror struct {
 
 type page struct{ url, path, mime string }
 
+// prepared is a body decoded to a temporary file by prepare.
+type prepared struct {
+	tmp  string
+	size int64
+}
+
+// prepare decodes a body worth keeping to a temporary file in the mirror;
+// it runs in the crawler's workers, in parallel, so the serialised sink only
+// renames files.
+func (m *localMirror) prepare(cp *crawl.Capture) error {
+	if cp.Response == nil || cp.Head == nil {
+		return nil
+	}
+	st := cp.Status()
+	if !cp.Robots && (st < 200 || st > 299 || cp.Truncated != "") {
+		return nil
+	}
+	tmp, size, err := m.spoolBody(cp)
+	if err != nil {
+		return err
+	}
+	os.Chmod(tmp, 0o644)
+	cp.Value = &prepared{tmp, size}
+	return nil
+}
+
+// body returns the prepared body of cp, or decodes it now.
+func (m *localMirror) body(cp *crawl.Capture) (string, int64, error) {
+	if p, ok := cp.Value.(*prepared); ok {
+		return p.tmp, p.size, nil
+	}
+	return m.spoolBody(cp)
+}
+
 func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any)) (*localMirror, error) {
 	m := &localMirror{dir: dir, namer: mirror.NewNamer(nil), logf: logf,
-		oldEnts: map[string]*htcache.Entry{}, saved: map[string]bool{}, visited: map[string]bool{}}
+		oldEnts: map[string]*htcache.Entry{}, saved: map[string]bool{}, visited: map[string]bool{}, dirs: map[string]bool{}}
 	for _, s := range cfg.Seeds {
 		if u, err := crawl.Canonicalize(s); err == nil {
 			m.seeds = append(m.seeds, u)
@@ -192,6 +227,9 @@ func (m *localMirror) save(cp *crawl.Capture) error {
 		}
 	}
 	m.unsave(cp.URL)
+	if p, ok := cp.Value.(*prepared); ok {
+		os.Remove(p.tmp)
+	}
 	return m.addEntry(cp.URL, meta, nil)
 }
 
@@ -210,7 +248,7 @@ func (m *localMirror) addEntry(u string, meta *htcache.Meta, body io.Reader) err
 
 // cacheBody keeps a body in the cache only (robots.txt).
 func (m *localMirror) cacheBody(cp *crawl.Capture, meta *htcache.Meta) error {
-	tmp, size, err := m.spoolBody(cp)
+	tmp, size, err := m.body(cp)
 	if err != nil {
 		return err
 	}
@@ -265,25 +303,28 @@ func (m *localMirror) spoolRaw(cp *crawl.Capture) (string, int64, error) {
 
 // saveFile writes a 2xx body to its local name.
 func (m *localMirror) saveFile(cp *crawl.Capture, meta *htcache.Meta) error {
+	tmp, size, err := m.body(cp)
+	if err != nil {
+		return err
+	}
 	rel, err := m.namer.Name(cp.URL, cp.Head.ContentType())
 	if err != nil {
+		os.Remove(tmp)
 		m.logf("%s: no local name: %v", cp.URL, err)
 		return m.addEntry(cp.URL, meta, nil)
 	}
-	tmp, size, err := m.spoolBody(cp)
-	if err != nil {
-		return err
-	}
 	dst := filepath.Join(m.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		os.Remove(tmp)
-		return err
+	if d := filepath.Dir(dst); !m.dirs[d] {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		m.dirs[d] = true
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	os.Chmod(dst, 0o644)
 	m.saved[rel] = true
 	meta.Save, meta.Size = rel, size
 	if isPage(cp.MIME(), cp.URL) {
@@ -424,15 +465,30 @@ func (m *localMirror) finish() error {
 	}
 	rw := &mirror.Rewriter{Files: savedFiles{m}}
 	done := map[string]bool{}
+	work := make(chan page)
+	var wg sync.WaitGroup
+	var logMu sync.Mutex
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				if err := m.rewrite(rw, p); err != nil {
+					logMu.Lock()
+					m.logf("%s: %v", p.path, err)
+					logMu.Unlock()
+				}
+			}
+		}()
+	}
 	for _, p := range m.pages {
-		if done[p.path] {
-			continue
-		}
-		done[p.path] = true
-		if err := m.rewrite(rw, p); err != nil {
-			m.logf("%s: %v", p.path, err)
+		if !done[p.path] {
+			done[p.path] = true
+			work <- p
 		}
 	}
+	close(work)
+	wg.Wait()
 	// entries of the previous run not seen this time stay in the cache
 	if m.old != nil {
 		keys := make([]string, 0, len(m.oldEnts))
