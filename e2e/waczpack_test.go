@@ -209,7 +209,7 @@ func TestReplayWgetWARC(t *testing.T) {
 	site := siteServer(t)
 	warcPath := wgetCrawl(t, site.URL)
 	wacz := filepath.Join(t.TempDir(), "crawl.wacz")
-	_, stderr, code := run(t, nil, "create", "-o", wacz, "--title", "Forking paths", "--url", site.URL+"/", warcPath)
+	_, stderr, code := run(t, nil, "create", "-o", wacz, "--frames", "--title", "Forking paths", "--url", site.URL+"/", warcPath)
 	if code != 0 {
 		t.Fatalf("create: exit %d: %s", code, stderr)
 	}

@@ -63,6 +63,49 @@ bench_arc2warc() {
   echo "  output: $(awk -v s="$(stat -c %s "$out")" 'BEGIN{printf "%.1f", s/1048576}') MiB"
 }
 
+# --- waczpack ---------------------------------------------------------------
+# Input: the arc2warc section's ~200 MB ARC.gz (20,000 records) converted once
+# to a WARC.gz with one gzip member per record (by bin/arc2warc, else by
+# waczpack itself). Baseline: warcio.js `cdx-index` of the same WARC.gz (what
+# ReplayWeb.page's own indexer does: read and index every record), in the
+# same run. waczpack copies the members into the WACZ as they are while it
+# indexes, hashes and detects pages.
+# Target: waczpack / warcio cdx-index <= 0.25.
+SECTIONS+=(waczpack)
+bench_waczpack() {
+  local arcin="$BENCH_DIR/arc2warc-in.arc.gz" in="$BENCH_DIR/waczpack-in.warc.gz" out="$BENCH_DIR/waczpack-out.wacz"
+  local warcio=scripts/npm/node_modules/.bin/warcio
+  [ -x "$B/waczpack" ] || { echo "waczpack: $B/waczpack missing (make build)"; return 1; }
+  [ -x "$warcio" ] || { echo "waczpack: $warcio missing (make peers)"; return 1; }
+  if [ ! -s "$in" ]; then
+    if [ ! -s "$arcin" ]; then
+      echo "waczpack: generating $arcin (20000 records)..."
+      go run ./scripts/arcgen -o "$arcin.tmp" -records 20000 && mv "$arcin.tmp" "$arcin"
+    fi
+    echo "waczpack: converting $arcin to $in..."
+    if [ -x "$B/arc2warc" ]; then
+      "$B/arc2warc" -q --compress gzip "$arcin" -o "$in.tmp"
+    else
+      "$B/waczpack" -q -o "$BENCH_DIR/waczpack-conv.wacz" "$arcin" &&
+        unzip -p "$BENCH_DIR/waczpack-conv.wacz" 'archive/*.warc.gz' > "$in.tmp" &&
+        rm -f "$BENCH_DIR/waczpack-conv.wacz"
+    fi
+    mv "$in.tmp" "$in"
+  fi
+  local size
+  size=$(stat -c %s "$in")
+  echo "== waczpack: $(awk -v s="$size" 'BEGIN{printf "%.1f", s/1048576}') MiB WARC.gz, $(nproc) CPUs"
+  measure "$warcio" cdx-index "$in"
+  local base=$WALL
+  row "warcio cdx-index in.warc.gz > /dev/null"
+  measure "$B/waczpack" -q -o "$out" "$in"
+  local ours=$WALL
+  row "waczpack -o out.wacz in.warc.gz"
+  echo "  ratio waczpack/warcio-cdx-index: $(ratio "$ours" "$base")   (target <= 0.25)"
+  "$B/waczpack" validate -q "$out" || echo "  WARNING: waczpack validate failed on the output"
+  echo "  output: $(awk -v s="$(stat -c %s "$out")" 'BEGIN{printf "%.1f", s/1048576}') MiB"
+}
+
 main() {
   local s
   if [ $# -eq 0 ]; then set -- "${SECTIONS[@]}"; fi

@@ -28,8 +28,14 @@ type Options struct {
 	// header's id and title are used for pages.jsonl.
 	PageList       []PageRequest
 	PageListHeader *PagesHeader
-	// Text extracts page text into pages.jsonl.
+	// Text extracts page text into pages.jsonl (and reads pages whole).
 	Text bool
+	// Frames reads HTML pages whole, so that documents other pages embed
+	// with <iframe> or <frame> are not listed as pages. Without it (and
+	// without Text) a page is read up to its </title>, which is much
+	// faster; frames are then told apart by their request records'
+	// Sec-Fetch-Dest and by tags before the title only.
+	Frames bool
 	// HashAlg is the resource hash algorithm, "sha256" (default) or "md5".
 	HashAlg string
 	// Split cuts archive/ into WARC files of at most Split bytes (0: one
@@ -106,7 +112,7 @@ func NewWriter(f ZipFile, opts Options) (*Writer, error) {
 		opts:  opts,
 		zw:    NewZipWriter(f),
 		start: opts.Created,
-		det:   NewDetector(opts.Text),
+		det:   NewDetector(opts.Text, opts.Frames),
 		caps:  captureTimes{},
 		index: newIndexSet(opts.TempDir),
 		names: map[string]bool{},

@@ -22,9 +22,10 @@ import (
 )
 
 // Limits of page detection: how much of a record block is kept to find the
-// title (and the text, with Detector.Text), and how much text is kept.
+// title (without Detector.Full: the page is read up to its </title>) or
+// the whole page (with Full), and how much title and text is kept.
 const (
-	titleScanLimit = 512 << 10
+	titleScanLimit = 64 << 10
 	textScanLimit  = 8 << 20
 	MaxTitle       = 1024
 	MaxText        = 256 << 10
@@ -35,9 +36,18 @@ const (
 // frames), or resource records of type text/html. It reads their <title>
 // and, with Text set, their visible text. Feed it each record's block with
 // Begin / End as the block streams by.
+//
+// Frames are told apart by the Sec-Fetch-Dest header of their request
+// record (browser-based crawls write it) and by the <iframe> and <frame>
+// tags of the pages read. Without Full, a page is read only up to its
+// </title> (cheap: most of a page's bytes need not be inflated), so only
+// frames declared before it are seen; with Full (and with Text) pages are
+// read whole.
 type Detector struct {
 	// Text asks for the page text (for pages.jsonl "text").
 	Text bool
+	// Full reads pages whole (to find every frame they embed).
+	Full bool
 
 	pages  []*Page
 	byURL  map[string]*Page
@@ -52,17 +62,20 @@ type Detector struct {
 	wg     sync.WaitGroup
 	typ    record.Type
 	headOK bool // buf holds a complete HTTP head
+	body   int  // where the HTTP body starts in buf (-1: unknown)
+	titled bool // </title> seen (enough without Full)
 }
 
-// NewDetector returns an empty Detector.
-func NewDetector(text bool) *Detector {
-	return &Detector{Text: text, byURL: map[string]*Page{}, frames: map[string]bool{}, framed: map[string]bool{}}
+// NewDetector returns an empty Detector; text asks for page text, full
+// for whole pages to be read (text implies it).
+func NewDetector(text, full bool) *Detector {
+	return &Detector{Text: text, Full: full || text, byURL: map[string]*Page{}, frames: map[string]bool{}, framed: map[string]bool{}}
 }
 
 // Begin starts a record. It returns the writer to copy the record's block to,
 // or nil when the record cannot be a page (nothing needs to be fed then).
 func (d *Detector) Begin(rec *record.Record) io.Writer {
-	d.active, d.done, d.headOK = false, false, false
+	d.active, d.done, d.headOK, d.titled, d.body = false, false, false, false, -1
 	d.buf.Reset()
 	if rec.TargetURI() == "" {
 		return nil
@@ -89,11 +102,14 @@ func (d *Detector) Begin(rec *record.Record) io.Writer {
 	}
 	d.active = true
 	d.typ = rec.Type()
+	if d.typ == record.Resource {
+		d.body = 0
+	}
 	return detectorSink{d}
 }
 
 func (d *Detector) scanLimit() int {
-	if d.Text {
+	if d.Full {
 		return textScanLimit
 	}
 	return titleScanLimit
@@ -103,16 +119,18 @@ type detectorSink struct{ d *Detector }
 
 func (s detectorSink) Write(p []byte) (int, error) {
 	d := s.d
-	if d.done {
+	if d.done || d.titled {
 		return len(p), nil
 	}
-	if room := d.limit - d.buf.Len(); room > 0 {
+	start := d.buf.Len()
+	if room := d.limit - start; room > 0 {
 		d.buf.Write(p[:min(room, len(p))])
 	}
 	if !d.headOK && (d.typ == record.Response || d.typ == record.Request) {
 		b := d.buf.Bytes()
-		if bytes.Contains(b, []byte("\r\n\r\n")) || bytes.Contains(b, []byte("\n\n")) {
+		if i := headEnd(b); i >= 0 {
 			d.headOK = true
+			d.body = i
 			if d.typ == record.Request {
 				d.done = true
 			} else if h, err := httpmsg.ParseHead(b); err != nil || h.Request || h.StatusCode != 200 || !isHTML(h.MIME()) {
@@ -120,14 +138,51 @@ func (s detectorSink) Write(p []byte) (int, error) {
 			}
 		}
 	}
+	if !d.Full && !d.done && d.body >= 0 {
+		// look for </title> in what just came (and the few bytes before)
+		from := max(d.body, start-8)
+		if hasFold(d.buf.Bytes()[from:], "</title") {
+			d.titled = true
+		}
+	}
 	return len(p), nil
+}
+
+// headEnd returns where the HTTP head in b ends (after its blank line), or
+// -1.
+func headEnd(b []byte) int {
+	i := bytes.Index(b, []byte("\r\n\r\n"))
+	j := bytes.Index(b, []byte("\n\n"))
+	switch {
+	case i >= 0 && (j < 0 || i < j):
+		return i + 4
+	case j >= 0:
+		return j + 2
+	}
+	return -1
+}
+
+// hasFold reports whether b contains s (lower case ASCII), ignoring case.
+func hasFold(b []byte, s string) bool {
+	for i := 0; i+len(s) <= len(b); {
+		k := bytes.IndexByte(b[i:], s[0])
+		if k < 0 {
+			return false
+		}
+		i += k
+		if i+len(s) <= len(b) && bytes.EqualFold(b[i:i+len(s)], []byte(s)) {
+			return true
+		}
+		i++
+	}
+	return false
 }
 
 // Wants reports whether the detector still needs bytes of the current
 // record's block: a reader that can skip the rest of a block (without
 // decompressing it) asks before reading on.
 func (d *Detector) Wants() bool {
-	return d.active && !d.done && d.buf.Len() < d.limit
+	return d.active && !d.done && !d.titled && d.buf.Len() < d.limit
 }
 
 // End finishes the record started with Begin, once its whole block was fed.

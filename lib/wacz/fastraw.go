@@ -451,7 +451,7 @@ func (in *inputRun) endFast() error {
 		return err
 	}
 	var buf [32 << 10]byte
-	if in.w.det.Wants() && !fs.gzOn && fs.block.err == nil && fs.hdrLen+fs.cl > int64(len(fs.pi.out)) {
+	if in.w.det.Full && in.w.det.Wants() && !fs.gzOn && fs.block.err == nil && fs.hdrLen+fs.cl > int64(len(fs.pi.out)) {
 		// a page body: compress/flate inflates in bulk faster
 		if err := fs.switchToGz(); err != nil {
 			fs.block.err = err
@@ -519,7 +519,7 @@ const deferMax = 2 << 20
 func (in *inputRun) deferPage() (done bool, err error) {
 	fs := in.fs
 	rec := in.fs.cur.rec
-	if !in.w.det.Wants() || fs.verify || fs.block.err != nil || fs.hdrLen+fs.cl > deferMax {
+	if !in.w.det.Full || !in.w.det.Wants() || fs.verify || fs.block.err != nil || fs.hdrLen+fs.cl > deferMax {
 		return false, nil
 	}
 	s := fs.start

@@ -41,10 +41,10 @@ var errInflate = errors.New("corrupt deflate data")
 type huffman struct {
 	count  [16]uint16
 	symbol [320]uint16
-	fast   [1 << fastBits]uint16 // symbol<<4 | length, 0 when longer than fastBits
+	fast   [1 << fastBits]uint16 // symbol<<5 | length, 0 when longer than fastBits
 }
 
-const fastBits = 9
+const fastBits = 10
 
 func (h *huffman) build(lengths []uint8) error {
 	h.count = [16]uint16{}
@@ -79,7 +79,7 @@ func (h *huffman) build(lengths []uint8) error {
 			idx++
 			rev := reverseBits(code, l)
 			for j := rev; j < 1<<fastBits; j += 1 << l {
-				h.fast[j] = s<<4 | uint16(l)
+				h.fast[j] = s<<5 | uint16(l)
 			}
 			code++
 		}
@@ -232,13 +232,13 @@ func (z *prefixInflater) readBytes(p []byte) error {
 // need makes at least n bits (n <= 56) available when the input has them.
 func (z *prefixInflater) need(n uint) error {
 	for z.nbits < n {
-		if len(z.in) >= 8 && z.nbits <= 56 {
-			// take whole bytes while there is room
-			for z.nbits <= 56 && len(z.in) > 0 {
-				z.bits |= uint64(z.in[0]) << z.nbits
-				z.in = z.in[1:]
-				z.nbits += 8
-			}
+		if len(z.in) >= 8 {
+			// refill with one 8-byte load: take as many whole bytes as fit
+			k := (63 - z.nbits) >> 3
+			z.bits |= binary.LittleEndian.Uint64(z.in) << z.nbits
+			z.bits &= 1<<(z.nbits+k*8) - 1
+			z.in = z.in[k:]
+			z.nbits += k * 8
 			continue
 		}
 		c, err := z.byte()
@@ -264,11 +264,11 @@ func (z *prefixInflater) take(n uint) (uint32, error) {
 // decode reads one symbol of h.
 func (z *prefixInflater) decode(h *huffman) (int, error) {
 	if z.need(fastBits) == nil || z.nbits > 0 {
-		if e := h.fast[z.bits&(1<<fastBits-1)]; e != 0 && uint(e&15) <= z.nbits {
-			l := uint(e & 15)
+		if e := h.fast[z.bits&(1<<fastBits-1)]; e != 0 && uint(e&31) <= z.nbits {
+			l := uint(e & 31)
 			z.bits >>= l
 			z.nbits -= l
-			return int(e >> 4), nil
+			return int(e >> 5), nil
 		}
 	}
 	// puff: canonical decoding bit by bit
@@ -334,11 +334,13 @@ func (z *prefixInflater) fill(n int) error {
 			if sym >= 29 {
 				return errInflate
 			}
-			e, err := z.take(uint(lenExtra[sym]))
-			if err != nil {
+			if err := z.need(uint(lenExtra[sym]) + 15 + 13); err != nil && z.nbits < uint(lenExtra[sym]) {
 				return err
 			}
-			length := int(lenBase[sym]) + int(e)
+			eb := uint(lenExtra[sym])
+			length := int(lenBase[sym]) + int(z.bits&(1<<eb-1))
+			z.bits >>= eb
+			z.nbits -= eb
 			ds, err := z.decode(&z.dist)
 			if err != nil {
 				return err
@@ -346,7 +348,7 @@ func (z *prefixInflater) fill(n int) error {
 			if ds >= 30 {
 				return errInflate
 			}
-			e, err = z.take(uint(distExtra[ds]))
+			e, err := z.take(uint(distExtra[ds]))
 			if err != nil {
 				return err
 			}
@@ -355,8 +357,12 @@ func (z *prefixInflater) fill(n int) error {
 				return errInflate
 			}
 			from := len(z.out) - d
-			for i := 0; i < length; i++ {
-				z.out = append(z.out, z.out[from+i])
+			if d >= length {
+				z.out = append(z.out, z.out[from:from+length]...)
+			} else {
+				for i := 0; i < length; i++ {
+					z.out = append(z.out, z.out[from+i])
+				}
 			}
 		}
 	}
