@@ -42,13 +42,14 @@ const filterPrefix = "--filter="
 // and holds one of * / . that no flag name has. Arguments after "--" are
 // left alone.
 //
-// The rules are moved in front of the other arguments, in their order, since
-// flags are only read before the first URL.
+// Flags may follow the URLs, as with HTTrack ("mirrorget URL -O DIR"): the
+// flag parser reads flags only before the first URL, so flags (with their
+// values) and rules are moved in front of the URLs, keeping their order.
 func SplitFilters(args []string) []string {
 	if len(args) == 0 {
 		return args
 	}
-	var rules, rest []string
+	var flags, rest []string
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -57,32 +58,26 @@ func SplitFilters(args []string) []string {
 		}
 		rule := strings.HasPrefix(a, "+") ||
 			(strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && !strings.Contains(a, "=") && strings.ContainsAny(a, "*/."))
-		if rule && len(a) > 1 && !isFlagValue(args, i) {
-			rules = append(rules, filterPrefix+a)
-			continue
+		switch {
+		case rule && len(a) > 1:
+			flags = append(flags, filterPrefix+a)
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			flags = append(flags, a)
+			if valueFlags[strings.TrimLeft(a, "-")] && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+		default:
+			rest = append(rest, a)
 		}
-		rest = append(rest, a)
 	}
-	return append(append([]string{args[0]}, rules...), rest...)
+	return append(append([]string{args[0]}, flags...), rest...)
 }
 
 // valueFlags are the flags that take a value as the next argument.
 var valueFlags = map[string]bool{"O": true, "o": true, "format": true, "c": true, "rate": true, "max-rate": true,
 	"r": true, "ext-depth": true, "scope": true, "filter": true, "robots": true, "user-agent": true, "header": true,
 	"cookies": true, "proxy": true, "timeout": true, "retries": true, "max-size": true, "follow-redirects": true}
-
-// isFlagValue reports whether args[i] is the value of the flag before it
-// ("-O ./x.y" is a directory, not a rule).
-func isFlagValue(args []string, i int) bool {
-	if i < 2 {
-		return false
-	}
-	prev := args[i-1]
-	if !strings.HasPrefix(prev, "-") || strings.Contains(prev, "=") {
-		return false
-	}
-	return valueFlags[strings.TrimLeft(prev, "-")]
-}
 
 // App returns the urfave/cli application.
 func App() *cli.App {

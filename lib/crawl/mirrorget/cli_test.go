@@ -11,7 +11,10 @@ import (
 func TestSplitFilters(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"mirrorget http://h/ -*.gif +*/docs/*", "mirrorget --filter=-*.gif --filter=+*/docs/* http://h/"},
-		{"mirrorget -O ./out.d http://h/ -*/cgi-bin/*", "mirrorget --filter=-*/cgi-bin/* -O ./out.d http://h/"},
+		{"mirrorget -O ./out.d http://h/ -*/cgi-bin/*", "mirrorget -O ./out.d --filter=-*/cgi-bin/* http://h/"},
+		{"mirrorget http://h/ -O ./out.d -c 2 http://i/ -q", "mirrorget -O ./out.d -c 2 -q http://h/ http://i/"},
+		{"mirrorget http://h/ --header X-A:b --format=warc", "mirrorget --header X-A:b --format=warc http://h/"},
+		{"mirrorget http://h/ --user-agent -*.x", "mirrorget --user-agent -*.x http://h/"},
 		{"mirrorget -c 2 -q --rate 1.5 http://h/", "mirrorget -c 2 -q --rate 1.5 http://h/"},
 		{"mirrorget --header=X-A:b -o a.warc http://h/ -- -*.gif", "mirrorget --header=X-A:b -o a.warc http://h/ -- -*.gif"},
 		{"mirrorget http://h/ +www.example.com/*", "mirrorget --filter=+www.example.com/* http://h/"},
