@@ -424,6 +424,45 @@ func (a *Archive) EntryAt(idx uint32) (*Entry, error) {
 	return &e, nil
 }
 
+// entryCursor reads entries by index for mostly increasing indices: the
+// path pointers a block at a time, the dirents through a window.
+type entryCursor struct {
+	a        *Archive
+	ptrs     []byte
+	ptrStart uint32
+	ptrN     uint32
+	dr       *direntReader
+}
+
+func (a *Archive) newEntryCursor() *entryCursor {
+	return &entryCursor{a: a, ptrs: make([]byte, 8*1024), dr: newDirentReader(a, 16<<10)}
+}
+
+// at returns entry idx.
+func (c *entryCursor) at(idx uint32) (*Entry, error) {
+	a := c.a
+	if idx >= a.hdr.EntryCount {
+		return nil, ErrOutOfRange
+	}
+	if idx < c.ptrStart || idx >= c.ptrStart+c.ptrN {
+		n := min(a.hdr.EntryCount-idx, uint32(len(c.ptrs)/8))
+		if err := a.readFull(c.ptrs[:8*n], int64(a.hdr.PathPtrPos)+8*int64(idx), "path pointer list"); err != nil {
+			return nil, err
+		}
+		c.ptrStart, c.ptrN = idx, n
+	}
+	off := binary.LittleEndian.Uint64(c.ptrs[8*(idx-c.ptrStart):])
+	if off >= uint64(a.size) {
+		return nil, a.errf(int64(a.hdr.PathPtrPos)+8*int64(idx), "Invalid dirent pointer")
+	}
+	e, err := c.dr.read(int64(off))
+	if err != nil {
+		return nil, err
+	}
+	e.Index = idx
+	return &e, nil
+}
+
 // Entries calls fn for the entries start..end-1 of the path pointer list in
 // order, reading pointers and dirents in large blocks. It stops at the
 // first error of its own or of fn.

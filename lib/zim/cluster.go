@@ -309,7 +309,7 @@ func (a *Archive) loadCluster(idx uint32, withData bool) (*Cluster, error) {
 		return nil, a.errf(int64(off), "cluster %d at offset %d: decompressed data truncated: %v", idx, off, noEOF(err))
 	}
 	total := c.DataSize() - offsets[0]
-	data := make([]byte, 0, min(total, 1<<20))
+	data := make([]byte, 0, min(total, 8<<20))
 	for uint64(len(data)) < total {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]

@@ -143,8 +143,9 @@ func (a *Archive) planDump(dir string, order []uint32, o DumpOptions) (plan []du
 	owner := map[uint64]int{} // file name -> plan index writing it
 	truncated := 0
 	plan = make([]dumpItem, 0, len(order))
+	cur := a.newEntryCursor()
 	for k, idx := range order {
-		e, err := a.EntryAt(idx)
+		e, err := cur.at(idx)
 		if err != nil {
 			return plan, dirs, err
 		}
