@@ -734,7 +734,9 @@ func (c *Crawler) fetchRobots(ctx context.Context, h *host) error {
 		h.robots = group
 		h.robotsState = robotsDone
 		if group != nil && group.CrawlDelay > h.interval {
+			h.gateMu.Lock() // pace reads interval under gateMu
 			h.interval = min(group.CrawlDelay, 30*time.Second)
+			h.gateMu.Unlock()
 		}
 		c.cond.Broadcast()
 		c.mu.Unlock()

@@ -1111,3 +1111,64 @@ func TestConditional(t *testing.T) {
 		t.Errorf("If-Modified-Since %q", h.Get("If-Modified-Since"))
 	}
 }
+
+func TestHTTPSAndCrawlDelay(t *testing.T) {
+	wire := &wireClock{}
+	log := &requestLog{}
+	srv := httptest.NewUnstartedServer(log.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			io.WriteString(w, "User-agent: *\nCrawl-delay: 0.3\n")
+		case "/":
+			html(w, `<a href=a.html>a</a><a href=b.html>b</a><a href=c.html>c</a>`)
+		default:
+			html(w, "page")
+		}
+	})))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener = wire.wrap(ln)
+	srv.StartTLS()
+	defer srv.Close()
+	cfg := testConfig(srv.URL + "/")
+	cfg.TLSConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig
+	col := run(t, cfg)
+	eq(t, "captured over https", col.urls(srv.URL), []string{"/", "/a.html", "/b.html", "/c.html", "/robots.txt"})
+	c := col.get(srv.URL + "/a.html")
+	if !bytes.HasPrefix(c.raw, []byte("HTTP/1.1 200 OK\r\n")) || string(c.body) != "page" {
+		t.Errorf("https capture: %q", c.raw)
+	}
+	// TLS records are not request lines: time the handler starts instead
+	ts := log.times
+	for i := 2; i < len(ts); i++ {
+		if gap := ts[i].Sub(ts[i-1]); gap < 290*time.Millisecond {
+			t.Errorf("Crawl-delay 0.3: requests %d and %d %v apart", i-1, i, gap)
+		}
+	}
+}
+
+func BenchmarkCrawl(b *testing.B) {
+	const pages = 500
+	body := strings.Repeat("<p>lorem ipsum dolor sit amet</p>", 100)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var k int
+		fmt.Sscanf(r.URL.Path, "/p/%d.html", &k)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<a href=/p/%d.html>n</a><a href=/p/%d.html>m</a><img src=/i/%d.gif>%s", (k+1)%pages, (k*7)%pages, k%20, body)
+	}))
+	defer srv.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cfg := testConfig(srv.URL + "/p/0.html")
+		cfg.Scope = ScopeHost
+		cfg.Robots = false
+		n := 0
+		c, _ := New(cfg, SinkFunc(func(*Capture) error { n++; return nil }))
+		if err := c.Run(context.Background()); err != nil || n != pages+20 {
+			b.Fatalf("%d captures, %v", n, err)
+		}
+	}
+	b.ReportMetric(float64(pages+20)*float64(b.N)/b.Elapsed().Seconds(), "fetches/s")
+}

@@ -212,52 +212,28 @@ func (f *fetcher) once(ctx context.Context, u *url.URL, hdr record.Header, pace 
 	br := wc.br
 	consumed := func() int64 { return wc.cr.n - int64(br.Buffered()) }
 
-	var head *httpmsg.Head
-	for {
-		head, err = httpmsg.ReadHead(br)
-		if err == nil && !head.Complete {
-			err = io.ErrUnexpectedEOF
+	head, err := readHead(br)
+	if err != nil {
+		if wc.cr.n == 0 {
+			ex.err = f.netErr(ctx, err, wc, wc.uses > 1)
+		} else {
+			ex.resp = sp
+			sp.truncate(consumed())
+			ex.err = fmt.Errorf("bad response head: %w", f.netErr(ctx, err, wc, false))
+			ex.truncated = truncReason(err)
 		}
-		if err == nil && head.Request {
-			err = httpmsg.ErrNotHTTP
-		}
-		if err != nil {
-			if wc.cr.n == 0 {
-				ex.err = f.netErr(ctx, err, wc, wc.uses > 1)
-			} else {
-				ex.resp = sp
-				sp.truncate(consumed())
-				ex.err = fmt.Errorf("bad response head: %w", f.netErr(ctx, err, wc, false))
-				ex.truncated = truncReason(err)
-			}
-			ex.end = time.Now()
-			return ex
-		}
-		if head.StatusCode >= 100 && head.StatusCode < 200 && head.StatusCode != 101 {
-			continue // interim response: kept in the record, as received
-		}
-		break
+		ex.end = time.Now()
+		return ex
 	}
 	ex.resp = sp
 	ex.head = head
 	ex.bodyOff = consumed()
 
-	closeDelimited := false
 	budget := int64(-1)
 	if maxSize > 0 {
 		budget = maxSize
 	}
-	noBody := head.StatusCode == 204 || head.StatusCode == 304 || head.StatusCode == 101
-	switch {
-	case noBody:
-	case head.Chunked():
-		err = skipChunked(br, budget, func() int64 { return consumed() - ex.bodyOff })
-	case head.ContentLength() >= 0:
-		err = discardN(br, head.ContentLength(), budget)
-	default:
-		closeDelimited = true
-		err = discardN(br, -1, budget)
-	}
+	closeDelimited, err := readBody(br, head, budget, func() int64 { return consumed() - ex.bodyOff })
 	ex.end = time.Now()
 	switch {
 	case errors.Is(err, errTooBig):
@@ -277,6 +253,46 @@ func (f *fetcher) once(ctx context.Context, u *url.URL, hdr record.Header, pace 
 	sp.truncate(consumed())
 	reuse = !closeDelimited && br.Buffered() == 0 && keepAlive(head) && ctx.Err() == nil
 	return ex
+}
+
+// readHead reads a response head, passing over interim (1xx) responses,
+// which stay in the recorded bytes as they were received.
+func readHead(br *bufio.Reader) (*httpmsg.Head, error) {
+	for interim := 0; ; interim++ {
+		if interim > 32 {
+			return nil, errors.New("more than 32 interim (1xx) responses")
+		}
+		head, err := httpmsg.ReadHead(br)
+		if err == nil && !head.Complete {
+			err = io.ErrUnexpectedEOF
+		}
+		if err == nil && head.Request {
+			err = httpmsg.ErrNotHTTP
+		}
+		if err != nil {
+			return nil, err
+		}
+		if head.StatusCode >= 100 && head.StatusCode < 200 && head.StatusCode != 101 {
+			continue
+		}
+		return head, nil
+	}
+}
+
+// readBody consumes the body of a GET response framed as head says (RFC
+// 9112 6.3): none for 204, 304 and 101, chunked, Content-Length, or up to
+// the end of the connection (closeDelimited). It stops with errTooBig past
+// budget body bytes (used reports those consumed so far).
+func readBody(br *bufio.Reader, head *httpmsg.Head, budget int64, used func() int64) (closeDelimited bool, err error) {
+	switch {
+	case head.StatusCode == 204 || head.StatusCode == 304 || head.StatusCode == 101:
+		return false, nil
+	case head.Chunked():
+		return false, skipChunked(br, budget, used)
+	case head.ContentLength() >= 0:
+		return false, discardN(br, head.ContentLength(), budget)
+	}
+	return true, discardN(br, -1, budget)
 }
 
 // netErr turns a read or write error into the error to report, marking
