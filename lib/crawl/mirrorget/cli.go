@@ -259,6 +259,12 @@ func action(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// after the first Ctrl-C the crawl winds down cleanly; a second
+		// one kills the process as usual
+		<-ctx.Done()
+		stop()
+	}()
 	return Run(ctx, o, os.Stdout, os.Stderr)
 }
 
