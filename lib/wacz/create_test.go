@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
 	"github.com/klauspost/compress/gzip"
+	"gopkg.in/yaml.v3"
 )
 
 const td = "../../testdata/wacz/"
@@ -427,18 +429,46 @@ func TestCreatePagesOptions(t *testing.T) {
 	if probs := r.Validate(); len(probs) > 0 {
 		t.Errorf("Validate: %v", probs)
 	}
-	for _, name := range []string{PagesCSVPath, WebArchiveYAMLPath} {
-		f := r.File(name)
-		rc, _ := f.Open()
-		b, _ := io.ReadAll(rc)
-		rc.Close()
-		want := map[string]string{
-			PagesCSVPath:       "url,date,title,id\nhttp://example.com/,2017-03-06T04:02:06Z,Example Domain,5125a1c9bd1ad3fa\n",
-			WebArchiveYAMLPath: "title: Example\ndesc: An *example*\npages:\n  - url: http://example.com/\n    date: \"2017-03-06T04:02:06Z\"\n    title: Example Domain\n    id: 5125a1c9bd1ad3fa\npageLists:\n  - title: Seeds\n    id: seeds\n    pageIds:\n      - 5125a1c9bd1ad3fa\n",
-		}[name]
-		if string(b) != want {
-			t.Errorf("%s:\n%s\nwant:\n%s", name, b, want)
+	read := func(name string) []byte {
+		rc, err := r.File(name).Open()
+		if err != nil {
+			t.Fatal(err)
 		}
+		defer rc.Close()
+		b, _ := io.ReadAll(rc)
+		return b
+	}
+	if got, want := string(read(PagesCSVPath)), "url,date,title,id\nhttp://example.com/,2017-03-06T04:02:06Z,Example Domain,5125a1c9bd1ad3fa\n"; got != want {
+		t.Errorf("pages.csv:\n%s\nwant:\n%s", got, want)
+	}
+	// webarchive.yaml as a YAML parser reads it
+	var y WebArchiveYAML
+	if err := yaml.Unmarshal(read(WebArchiveYAMLPath), &y); err != nil {
+		t.Fatalf("webarchive.yaml: %v", err)
+	}
+	wantY := WebArchiveYAML{
+		Title: "Example", Desc: "An *example*",
+		Pages:     []YAMLPage{{URL: "http://example.com/", Date: "2017-03-06T04:02:06Z", Title: "Example Domain", ID: "5125a1c9bd1ad3fa"}},
+		PageLists: []YAMLPList{{Title: "Seeds", ID: "seeds", PageIDs: []string{"5125a1c9bd1ad3fa"}}},
+	}
+	if !reflect.DeepEqual(y, wantY) {
+		t.Errorf("webarchive.yaml reads as %+v, want %+v", y, wantY)
+	}
+}
+
+// TestWebArchiveYAMLQuoting: titles with YAML-special characters survive.
+func TestWebArchiveYAMLQuoting(t *testing.T) {
+	pages := []*Page{{URL: "http://x/a?b=1#c", TS: "2020-01-01T00:00:00Z", Title: "- a: b # c\n\"q\" 'é' \\ \u2028 @x", ID: "007"}}
+	var b bytes.Buffer
+	if err := WriteWebArchiveYAML(&b, "yes", "null: ~", pages); err != nil {
+		t.Fatal(err)
+	}
+	var y WebArchiveYAML
+	if err := yaml.Unmarshal(b.Bytes(), &y); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	if y.Title != "yes" || y.Desc != "null: ~" || len(y.Pages) != 1 || y.Pages[0].Title != pages[0].Title || y.Pages[0].ID != "007" || y.Pages[0].URL != pages[0].URL {
+		t.Errorf("read back %+v", y)
 	}
 }
 

@@ -62,6 +62,29 @@ func newRawStream(r io.Reader, sink *archiveSink) *rawStream {
 	return &rawStream{r: r, sink: sink, tap: true, win: make([]byte, 0, rawWindow+(1<<20))}
 }
 
+// async moves the raw copy's hashing and writing to another goroutine.
+func (s *rawStream) async() error {
+	if s.sink.part == nil {
+		if err := s.sink.open(); err != nil {
+			return err
+		}
+	}
+	s.sink.sent = s.sink.pos
+	s.sink.tap = newTapper(s.sink)
+	return nil
+}
+
+// syncTap stops the raw copy's goroutine (before anything else writes to
+// the sink).
+func (s *rawStream) syncTap() error {
+	t := s.sink.tap
+	if t == nil {
+		return nil
+	}
+	s.sink.tap = nil
+	return t.stop()
+}
+
 func (s *rawStream) end() int64 { return s.winOff + int64(len(s.win)) }
 
 // fill reads more input, keeping stream bytes from keep on in memory when
@@ -96,7 +119,13 @@ func (s *rawStream) fill(keep int64) error {
 	if n > 0 {
 		chunk := s.win[len(s.win) : len(s.win)+n]
 		if s.tap {
-			if _, werr := s.sink.Write(chunk); werr != nil {
+			var werr error
+			if s.sink.tap != nil {
+				werr = s.sink.tap.write(chunk)
+			} else {
+				_, werr = s.sink.Write(chunk)
+			}
+			if werr != nil {
 				s.err = werr
 				return werr
 			}
@@ -236,6 +265,7 @@ type fastState struct {
 	cl     int64
 	block  *fastBlock
 	verify bool
+	buf    []byte
 }
 
 // piMax is how much of a member the prefix inflater decodes before the
@@ -338,10 +368,14 @@ func (s smallReads) Read(p []byte) (int, error) {
 var errFallback = errors.New("fast path does not take this member")
 
 // startFast sets up the fast path over the input.
-func (in *inputRun) startFast(src io.Reader) {
+func (in *inputRun) startFast(src io.Reader) error {
 	in.rs = newRawStream(src, in.sink)
+	if err := in.rs.async(); err != nil {
+		return err
+	}
 	in.fs = &fastState{rs: in.rs, br: bufio.NewReaderSize(nil, 64<<10), verify: in.w.opts.Verify}
 	in.fast = true
+	return nil
 }
 
 // nextFast reads the WARC header of the next member and returns the
@@ -450,7 +484,10 @@ func (in *inputRun) endFast() error {
 	if done, err := in.deferPage(); done || err != nil {
 		return err
 	}
-	var buf [32 << 10]byte
+	if fs.buf == nil {
+		fs.buf = make([]byte, 32<<10)
+	}
+	buf := fs.buf
 	if in.w.det.Full && in.w.det.Wants() && !fs.gzOn && fs.block.err == nil && fs.hdrLen+fs.cl > int64(len(fs.pi.out)) {
 		// a page body: compress/flate inflates in bulk faster
 		if err := fs.switchToGz(); err != nil {
@@ -458,7 +495,7 @@ func (in *inputRun) endFast() error {
 		}
 	}
 	for in.w.det.Wants() {
-		if _, err := rec.Block.Read(buf[:]); err != nil {
+		if _, err := rec.Block.Read(buf); err != nil {
 			break
 		}
 	}

@@ -108,10 +108,12 @@ func (in *inputRun) getFatal() error {
 func (in *inputRun) startRaw(src io.Reader) error {
 	in.raw = true
 	if !in.w.opts.NoFastPath {
-		in.startFast(src)
-		return nil
+		return in.startFast(src)
 	}
 	in.rs = newRawStream(src, in.sink)
+	if err := in.rs.async(); err != nil {
+		return err
+	}
 	return in.handover(0, nil)
 }
 
@@ -165,6 +167,11 @@ func (in *inputRun) index() error {
 	if len(in.entries) > 0 {
 		return fmt.Errorf("%s: internal error: %d index entries without a place", in.name, len(in.entries))
 	}
+	if in.rs != nil {
+		if err := in.rs.syncTap(); err != nil {
+			return err
+		}
+	}
 	return in.sink.Close()
 }
 
@@ -216,6 +223,9 @@ func (in *inputRun) place(seq, start, end int64) error {
 
 // abort releases what a failed run holds.
 func (in *inputRun) abort() {
+	if in.rs != nil {
+		in.rs.syncTap()
+	}
 	if in.ww != nil {
 		in.ww.Close()
 	}
@@ -353,6 +363,9 @@ func (in *inputRun) nextRaw() (*record.Record, error) {
 // input.
 func (in *inputRun) switchToReencode(prev *pendingRec, cur *record.Record, curErr error) error {
 	in.rs.tap = false
+	if err := in.rs.syncTap(); err != nil {
+		return err
+	}
 	sp, err := in.sink.Rewind(in.rawBase + prev.rec.Offset)
 	if err != nil {
 		return err

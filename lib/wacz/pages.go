@@ -12,8 +12,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // PagesFormat is the format named in the header line of a pages file.
@@ -103,25 +101,46 @@ type YAMLPList struct {
 }
 
 // WriteWebArchiveYAML writes webarchive.yaml: title, desc, the pages and, when
-// some pages are seeds, a "seeds" page list naming them.
+// some pages are seeds, a "seeds" page list naming them. Strings are
+// written as double-quoted scalars (JSON string syntax, which YAML reads
+// the same way), so any title is safe.
 func WriteWebArchiveYAML(w io.Writer, title, desc string, pages []*Page) error {
-	y := WebArchiveYAML{Title: title, Desc: desc, Pages: []YAMLPage{}}
+	bw := bufio.NewWriter(w)
+	q := func(s string) string {
+		b, _ := json.Marshal(s)
+		return string(b)
+	}
+	if title != "" {
+		bw.WriteString("title: " + q(title) + "\n")
+	}
+	if desc != "" {
+		bw.WriteString("desc: " + q(desc) + "\n")
+	}
+	if len(pages) == 0 {
+		bw.WriteString("pages: []\n")
+	} else {
+		bw.WriteString("pages:\n")
+	}
 	var seeds []string
 	for _, p := range pages {
-		y.Pages = append(y.Pages, YAMLPage{URL: p.URL, Date: p.TS, Title: p.Title, ID: p.ID})
+		bw.WriteString("  - url: " + q(p.URL) + "\n    date: " + q(p.TS) + "\n")
+		if p.Title != "" {
+			bw.WriteString("    title: " + q(p.Title) + "\n")
+		}
+		if p.ID != "" {
+			bw.WriteString("    id: " + q(p.ID) + "\n")
+		}
 		if p.Seed {
 			seeds = append(seeds, p.ID)
 		}
 	}
 	if len(seeds) > 0 {
-		y.PageLists = []YAMLPList{{Title: "Seeds", ID: "seeds", PageIDs: seeds}}
+		bw.WriteString("pageLists:\n  - title: \"Seeds\"\n    id: \"seeds\"\n    pageIds:\n")
+		for _, id := range seeds {
+			bw.WriteString("      - " + q(id) + "\n")
+		}
 	}
-	enc := yaml.NewEncoder(w)
-	enc.SetIndent(2)
-	if err := enc.Encode(y); err != nil {
-		return err
-	}
-	return enc.Close()
+	return bw.Flush()
 }
 
 // PageRequest is a page asked for with --pages or --url: a URL and

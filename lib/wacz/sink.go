@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 )
 
 // spillMem is how much a spill keeps in memory before moving to a temp file.
@@ -29,6 +30,28 @@ type archiveSink struct {
 	pos      int64 // stream offset written so far
 	done     []Resource
 	lastPart string
+
+	// tap, when set, is writing stream bytes from another goroutine:
+	// sent counts what was handed to it, and every other access to the
+	// part waits for it to drain first.
+	tap  *tapper
+	sent int64
+}
+
+// quiet waits until the tap goroutine has written all it was given.
+func (s *archiveSink) quiet() error {
+	if s.tap == nil {
+		return nil
+	}
+	return s.tap.wait()
+}
+
+// known is the stream offset up to which bytes have been given to the sink.
+func (s *archiveSink) known() int64 {
+	if s.tap != nil {
+		return s.sent
+	}
+	return s.pos
 }
 
 func newArchiveSink(zw *ZipWriter, hashAlg string, split int64, tmpDir string, partName func(int) string) *archiveSink {
@@ -60,7 +83,10 @@ func (s *archiveSink) Write(p []byte) (int, error) {
 }
 
 // Pos returns the stream offset written so far.
-func (s *archiveSink) Pos() int64 { return s.pos }
+func (s *archiveSink) Pos() int64 {
+	s.quiet()
+	return s.pos
+}
 
 // Place reports that a record occupies stream bytes [start, end) and that
 // no earlier byte will be withdrawn. It returns where the record finally
@@ -73,15 +99,20 @@ func (s *archiveSink) Place(start, end int64) (string, int64, error) {
 			return "", 0, err
 		}
 	}
-	if start < s.base || end > s.pos || end < start {
-		return "", 0, fmt.Errorf("internal error: record [%d,%d) outside part [%d,%d)", start, end, s.base, s.pos)
+	if start < s.base || end > s.known() || end < start {
+		return "", 0, fmt.Errorf("internal error: record [%d,%d) outside part [%d,%d)", start, end, s.base, s.known())
 	}
 	if s.split > 0 && end-s.base > s.split && start > s.base {
+		if err := s.quiet(); err != nil {
+			return "", 0, err
+		}
 		if err := s.movePart(start); err != nil {
 			return "", 0, err
 		}
 	}
-	s.part.Commit(start - s.base)
+	if s.tap == nil {
+		s.part.Commit(start - s.base)
+	}
 	return s.lastPart, start - s.base, nil
 }
 
@@ -110,6 +141,9 @@ func (s *archiveSink) movePart(at int64) error {
 
 // readAt reads stream bytes at off from the current part.
 func (s *archiveSink) readAt(p []byte, off int64) (int, error) {
+	if err := s.quiet(); err != nil {
+		return 0, err
+	}
 	if s.part == nil || off < s.base {
 		return 0, fmt.Errorf("internal error: stream offset %d is not in the current part (from %d)", off, s.base)
 	}
@@ -118,6 +152,9 @@ func (s *archiveSink) readAt(p []byte, off int64) (int, error) {
 
 // Rewind withdraws the stream bytes from offset to on, returning them.
 func (s *archiveSink) Rewind(to int64) (*spill, error) {
+	if err := s.quiet(); err != nil {
+		return nil, err
+	}
 	if s.part == nil || to < s.base || to > s.pos {
 		return nil, fmt.Errorf("internal error: rewind to %d outside part [%d,%d)", to, s.base, s.pos)
 	}
@@ -160,10 +197,86 @@ func (s *archiveSink) closePart() error {
 }
 
 // Close ends the current part.
-func (s *archiveSink) Close() error { return s.closePart() }
+func (s *archiveSink) Close() error {
+	if err := s.quiet(); err != nil {
+		return err
+	}
+	return s.closePart()
+}
 
 // Resources returns the parts written and closed so far.
 func (s *archiveSink) Resources() []Resource { return s.done }
+
+// tapper writes the raw copy into the sink from its own goroutine, so
+// hashing (sha256, CRC-32) and writing the file run beside decoding.
+type tapper struct {
+	sink *archiveSink
+	ch   chan []byte
+	free chan []byte
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	err  error
+}
+
+const tapChunk = 256 << 10
+
+func newTapper(sink *archiveSink) *tapper {
+	t := &tapper{sink: sink, ch: make(chan []byte, 16), free: make(chan []byte, 18)}
+	go func() {
+		for b := range t.ch {
+			t.mu.Lock()
+			failed := t.err != nil
+			t.mu.Unlock()
+			if !failed {
+				if _, err := sink.Write(b); err != nil {
+					t.mu.Lock()
+					t.err = err
+					t.mu.Unlock()
+				}
+			}
+			select {
+			case t.free <- b[:cap(b)]:
+			default:
+			}
+			t.wg.Done()
+		}
+	}()
+	return t
+}
+
+// write hands a copy of p to the goroutine.
+func (t *tapper) write(p []byte) error {
+	for len(p) > 0 {
+		var b []byte
+		select {
+		case b = <-t.free:
+		default:
+			b = make([]byte, tapChunk)
+		}
+		n := copy(b, p)
+		p = p[n:]
+		t.wg.Add(1)
+		t.ch <- b[:n]
+		t.sink.sent += int64(n)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+func (t *tapper) wait() error {
+	t.wg.Wait()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+// stop ends the goroutine once everything given was written.
+func (t *tapper) stop() error {
+	err := t.wait()
+	close(t.ch)
+	return err
+}
 
 // spill holds bytes in memory up to spillMem, then in a temporary file.
 type spill struct {
