@@ -481,9 +481,13 @@ func (c *caseDir) contained(t testing.TB, what string, res *result, allowed ...s
 	if c.before == nil {
 		t.Fatal("caseDir.freeze not called")
 	}
-	ch := changes(c.before, snap(t, c.root), append([]string{"out"}, allowed...)...)
+	ch := changes(c.before, snap(t, c.root), append([]string{"out", "tmp"}, allowed...)...)
 	if len(ch) > 0 {
 		t.Errorf("%s: wrote outside its target: %v\n  %s", what, ch, res)
+		return false
+	}
+	if left, _ := os.ReadDir(c.tmp); len(left) > 0 {
+		t.Errorf("%s: left %d files in TMPDIR (%s...)\n  %s", what, len(left), left[0].Name(), res)
 		return false
 	}
 	return true
