@@ -63,6 +63,7 @@ type Detector struct {
 	typ    record.Type
 	headOK bool // buf holds a complete HTTP head
 	body   int  // where the HTTP body starts in buf (-1: unknown)
+	last   *Page // the page End made for the latest record
 	titled bool // </title> seen (enough without Full)
 }
 
@@ -187,6 +188,7 @@ func (d *Detector) Wants() bool {
 
 // End finishes the record started with Begin, once its whole block was fed.
 func (d *Detector) End(rec *record.Record) {
+	d.last = nil
 	if !d.active {
 		return
 	}
@@ -218,6 +220,16 @@ func (d *Detector) End(rec *record.Record) {
 	}
 	p.Title, p.Text = info.title, info.text
 	d.addFrames(u, info.frames)
+	d.last = p
+}
+
+// Forget drops the page End made for the latest record (when the record is
+// to be read again, whole, by another reader).
+func (d *Detector) Forget() {
+	if d.last != nil {
+		d.drop(d.last)
+		d.last = nil
+	}
 }
 
 // newPage adds the page of rec (nil when its URL has a page already or its

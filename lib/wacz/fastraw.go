@@ -387,6 +387,15 @@ func (in *inputRun) nextFast() (*record.Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	for ok && b0 == 0 {
+		// NUL padding between members (tape blocks): copied, skipped
+		s++
+		b0, ok, err = fs.rs.at(s)
+		if err != nil {
+			return nil, err
+		}
+	}
+	fs.next = s
 	if !ok {
 		in.eof = true
 		return nil, io.EOF
@@ -660,11 +669,15 @@ func (in *inputRun) handover(s int64, first *pendingRec) error {
 		}
 		return err
 	}
+	// page detection again, on the record as lib/warc reads it
+	in.w.det.Forget()
+	in.detect(rec, nil)
 	if rec.Block != nil {
 		if _, err := io.Copy(io.Discard, rec.Block); err != nil {
 			return err
 		}
 	}
+	in.w.det.End(rec)
 	in.prev = &pendingRec{rec: rec, seq: first.seq}
 	return nil
 }

@@ -1,0 +1,196 @@
+package wacz
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/arcport/arcport/lib/internal/compio"
+	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/warc"
+	"github.com/klauspost/compress/gzip"
+)
+
+// synthWARC writes n response records (HTML pages and binary bodies of
+// growing size) gzip per record with lib/warc's writer.
+func synthWARC(t testing.TB, n int, bodySize func(i int) int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := warc.NewWriter(&b, warc.WithCompression(compio.Gzip))
+	for i := range n {
+		size := bodySize(i)
+		var body []byte
+		ct := "image/jpeg"
+		if i%3 == 0 {
+			ct = "text/html; charset=utf-8"
+			body = []byte(fmt.Sprintf("<html><head><title>Page %d</title></head><body>%s</body></html>", i, strings.Repeat("text ", size/5)))
+		} else {
+			body = pseudoRandom(size)
+		}
+		block := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ct, len(body))
+		rec := &record.Record{Version: record.WARC11, Header: record.Header{
+			{Name: record.FieldType, Value: "response"},
+			{Name: record.FieldTargetURI, Value: fmt.Sprintf("http://example.org/%d", i)},
+			{Name: record.FieldDate, Value: fmt.Sprintf("2024-01-01T00:%02d:%02dZ", i/60%60, i%60)},
+			{Name: record.FieldContentType, Value: "application/http; msgtype=response"},
+		}, Block: io.MultiReader(strings.NewReader(block), bytes.NewReader(body))}
+		if err := w.WriteRecord(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// gzipMember compresses data as one gzip member with header fields set.
+func gzipMember(t testing.TB, data []byte, name string, extra []byte) []byte {
+	var b bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	w.Name, w.Extra, w.Comment = name, extra, "c"
+	w.Write(data)
+	w.Close()
+	return b.Bytes()
+}
+
+// entries reads the files of a WACZ except the manifest (which holds the
+// creation time and the hashes of everything).
+func entries(t *testing.T, path string) map[string][]byte {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	out := map[string][]byte{}
+	for _, f := range zr.File {
+		if f.Name == DataPackagePath || f.Name == DataPackageDigestPath {
+			continue
+		}
+		rc, _ := f.Open()
+		out[f.Name], _ = io.ReadAll(rc)
+		rc.Close()
+	}
+	return out
+}
+
+// TestFastPathSameAsReader packs each input three ways: the fast path,
+// the fast path verifying every member, and lib/warc's reader alone. The
+// WACZ files must hold the same archive, index and pages.
+func TestFastPathSameAsReader(t *testing.T) {
+	small := synthWARC(t, 40, func(i int) int { return 10 + i*37 })
+	big := synthWARC(t, 12, func(i int) int { return 1000 + i*23000 }) // up to ~250 KB: skipped members
+	plain := readTD(t, "example.warc").data
+	// members with FNAME, FEXTRA and FCOMMENT, holding one record each
+	var odd []byte
+	wr, _ := warc.NewReader(bytes.NewReader(plain))
+	var recs []*record.Record
+	for {
+		rec, err := wr.Next()
+		if err != nil {
+			break
+		}
+		recs = append(recs, rec)
+	}
+	for i, rec := range recs {
+		chunk := plain[rec.Offset : rec.Offset+rec.DiskLength]
+		odd = append(odd, gzipMember(t, chunk, fmt.Sprintf("rec%d.warc", i), []byte{'A', 'B', 2, 0, 'x', 'y'})...)
+	}
+	// cut small at a member boundary, then a member of many records
+	cut := bytes.LastIndex(small[:len(small)/2], []byte{0x1f, 0x8b, 8})
+	multi := append(bytes.Clone(small[:cut]), readTD(t, "example-bad-non-chunked.warc.gz").data...)
+	multi = append(multi, big...)
+	padded := append(append(bytes.Clone(small), make([]byte, 512)...), big...)
+
+	cases := []struct {
+		name string
+		data []byte
+	}{
+		{"example.warc.gz", readTD(t, "example.warc.gz").data},
+		{"wget.warc.gz", readTD(t, "example-wget-bad-target-uri.warc.gz").data},
+		{"post.warc.gz", readTD(t, "post-test.warc.gz").data},
+		{"wrong-chunks.warc.gz", readTD(t, "example-wrong-chunks.warc.gz").data},
+		{"small.warc.gz", small},
+		{"big.warc.gz", big},
+		{"odd-headers.warc.gz", odd},
+		{"multi.warc.gz", multi},
+		{"padded.warc.gz", padded},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := input{c.name, c.data}
+			var got []map[string][]byte
+			var stats []Stats
+			for _, opts := range []Options{{}, {Verify: true}, {NoFastPath: true}} {
+				opts.Frames = true
+				path, st, err := buildWACZ(t, opts, in)
+				if err != nil {
+					t.Fatalf("%+v: %v", opts, err)
+				}
+				checkCaptures(t, path)
+				got = append(got, entries(t, path))
+				stats = append(stats, st)
+			}
+			for i, name := range []string{"verify", "reader"} {
+				for k, v := range got[0] {
+					if !bytes.Equal(v, got[i+1][k]) {
+						t.Errorf("%s differs between the fast path and the %s path", k, name)
+					}
+				}
+				if len(got[0]) != len(got[i+1]) {
+					t.Errorf("%d files vs %d with the %s path", len(got[0]), len(got[i+1]), name)
+				}
+			}
+			t.Logf("fast path: %d skipped, %d handovers, %d re-encoded", stats[0].Skipped, stats[0].Handovers, stats[0].Reencoded)
+			switch c.name {
+			case "big.warc.gz":
+				if stats[0].Skipped < 5 || stats[0].Handovers != 0 {
+					t.Errorf("big records: %d skipped, %d handovers", stats[0].Skipped, stats[0].Handovers)
+				}
+			case "small.warc.gz", "odd-headers.warc.gz", "example.warc.gz":
+				if stats[0].Handovers != 0 {
+					t.Errorf("%d handovers", stats[0].Handovers)
+				}
+			case "padded.warc.gz":
+				if stats[0].Handovers != 0 {
+					t.Errorf("%d handovers", stats[0].Handovers)
+				}
+			case "multi.warc.gz", "wrong-chunks.warc.gz":
+				if stats[0].Handovers != 1 {
+					t.Errorf("%d handovers, want 1", stats[0].Handovers)
+				}
+			}
+		})
+	}
+}
+
+// TestFastPathDamage: a corrupted member is not copied silently. Inside a
+// member the fast path inflates, gzip's CRC catches it; in a member whose
+// end is found by its trailer, --verify (or the page worker) does.
+func TestFastPathDamage(t *testing.T) {
+	data := synthWARC(t, 6, func(i int) int { return 300000 })
+	// damage the middle of the third member's deflate data
+	starts := []int{}
+	for i := 0; ; {
+		j := bytes.Index(data[i:], []byte{0x1f, 0x8b, 8, 0})
+		if j < 0 {
+			break
+		}
+		starts = append(starts, i+j)
+		i += j + 1
+	}
+	if len(starts) < 4 {
+		t.Fatalf("%d members", len(starts))
+	}
+	bad := bytes.Clone(data)
+	mid := (starts[2] + starts[3]) / 2
+	bad[mid] ^= 0xff
+	_, _, err := buildWACZ(t, Options{Verify: true}, input{"bad.warc.gz", bad})
+	if err == nil || !strings.Contains(err.Error(), "bad.warc.gz") {
+		t.Errorf("verify: damaged member: err %v", err)
+	}
+}
