@@ -61,10 +61,10 @@ type Detector struct {
 	done2  []*pageJob // deferred, in record order
 	wg     sync.WaitGroup
 	typ    record.Type
-	headOK bool // buf holds a complete HTTP head
-	body   int  // where the HTTP body starts in buf (-1: unknown)
+	headOK bool  // buf holds a complete HTTP head
+	body   int   // where the HTTP body starts in buf (-1: unknown)
 	last   *Page // the page End made for the latest record
-	titled bool // </title> seen (enough without Full)
+	titled bool  // </title> seen (enough without Full)
 }
 
 // NewDetector returns an empty Detector; text asks for page text, full
