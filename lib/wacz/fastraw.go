@@ -654,7 +654,12 @@ func (in *inputRun) handover(s int64, first *pendingRec) error {
 	in.fast = false
 	in.rawBase = s
 	src := &streamReader{s: in.rs, off: s}
-	wr, err := warc.NewReader(src, in.readerOpts()...)
+	// the reader counts offsets from s: its problems are given file offsets
+	shift := func(p *record.Problem) {
+		p.Offset += s
+		in.problem(p)
+	}
+	wr, err := warc.NewReader(src, warc.WithFilename(in.name), warc.WithPolicy(record.Warn), warc.WithProblemFunc(shift))
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package wacz
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -325,6 +326,12 @@ func (in *inputRun) finish(rec *record.Record) {
 // returns (nil, nil) after switching to re-encoding.
 func (in *inputRun) nextRaw() (*record.Record, error) {
 	rec, err := in.wr.Next()
+	var p *record.Problem
+	if err != nil && in.rawBase != 0 && errors.As(err, &p) {
+		q := *p
+		q.Offset += in.rawBase
+		err = &q
+	}
 	if terr := in.tapErr(); terr != nil {
 		return nil, terr
 	}
