@@ -266,6 +266,11 @@ func init() { sort.Strings(mgExpected) }
 // mgNotFetched must never be requested.
 var mgNotFetched = []string{"/site/private/secret.html", "/outside.html", "/site/img/expr.gif", "/site/img/not-taken.gif"}
 
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
 func hitURIs(hs []mgHit) []string {
 	var out []string
 	for _, h := range hs {
@@ -547,6 +552,20 @@ func TestMirrorgetSite(t *testing.T) {
 	}
 	resp, types := readWARC(t, warc2, site)
 	mgEq(t, "update WARC responses", resp, mgExpected)
+	// warcio.js (the indexer behind ReplayWeb.page) reads it too
+	if bin, _ := filepath.Abs("../scripts/npm/node_modules/.bin/warcio"); fileExists(bin) {
+		wp := filepath.Join(dir, "update.warc.gz")
+		os.WriteFile(wp, warc2, 0o644)
+		out, err := exec.Command(bin, "index", wp, "-f", "warc-type,warc-target-uri").Output()
+		if err != nil {
+			t.Fatalf("warcio index: %v", err)
+		}
+		if n := strings.Count(string(out), `"response"`); n != len(mgExpected) {
+			t.Errorf("warcio index found %d responses, want %d", n, len(mgExpected))
+		}
+	} else {
+		t.Log("npm warcio not installed: peer check skipped")
+	}
 	if types["warcinfo"] != 1 || types["request"] != len(mgExpected) {
 		t.Errorf("update WARC record types %v", types)
 	}
