@@ -3,61 +3,66 @@
 // waczpack binary, validated, and opened in ReplayWeb.page (its ui.js and
 // sw.js, served on loopback with Range support, in headless Chromium driven by
 // playwright-core), which must replay the page and show its title.
+
 package e2e
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/klauspost/compress/gzip"
 )
 
-func repoRoot(t *testing.T) string {
+func wzRepoRoot(t *testing.T) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Dir(filepath.Dir(file))
 }
 
 var (
-	buildOnce sync.Once
-	buildBin  string
-	buildErr  error
+	wzBuildOnce sync.Once
+	wzBuildBin  string
+	wzBuildErr  error
 )
 
-// waczpackBin builds cmd/waczpack once per test run.
-func waczpackBin(t *testing.T) string {
+// wzBin builds cmd/waczpack once per test run.
+func wzBin(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	wzBuildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "waczpack-e2e-")
 		if err != nil {
-			buildErr = err
+			wzBuildErr = err
 			return
 		}
-		buildBin = filepath.Join(dir, "waczpack")
-		cmd := exec.Command("go", "build", "-o", buildBin, "./cmd/waczpack")
-		cmd.Dir = repoRoot(t)
+		wzBuildBin = filepath.Join(dir, "waczpack")
+		cmd := exec.Command("go", "build", "-o", wzBuildBin, "./cmd/waczpack")
+		cmd.Dir = wzRepoRoot(t)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			wzBuildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if wzBuildErr != nil {
+		t.Fatal(wzBuildErr)
 	}
-	return buildBin
+	return wzBuildBin
 }
 
 // run runs waczpack and returns stdout, stderr and the exit status.
-func run(t *testing.T, stdin []byte, args ...string) (string, string, int) {
+func wzRun(t *testing.T, stdin []byte, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(waczpackBin(t), args...)
+	cmd := exec.Command(wzBin(t), args...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -73,11 +78,11 @@ func run(t *testing.T, stdin []byte, args ...string) (string, string, int) {
 	return so.String(), se.String(), code
 }
 
-// replayPeers returns the paths the ReplayWeb.page harness needs, skipping
+// wzReplayPeers returns the paths the ReplayWeb.page harness needs, skipping
 // the test when a peer is missing.
-func replayPeers(t *testing.T) (node, nodePath, rwp string) {
+func wzReplayPeers(t *testing.T) (node, nodePath, rwp string) {
 	t.Helper()
-	root := repoRoot(t)
+	root := wzRepoRoot(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node not installed (needed for the ReplayWeb.page harness)")
@@ -102,11 +107,11 @@ func replayPeers(t *testing.T) (node, nodePath, rwp string) {
 	return node, nodePath, rwp
 }
 
-// replayTitle serves the WACZ with ReplayWeb.page on loopback and returns
+// wzReplayTitle serves the WACZ with ReplayWeb.page on loopback and returns
 // the title of target as replayed inside the replay iframe.
-func replayTitle(t *testing.T, waczPath, target string) string {
+func wzReplayTitle(t *testing.T, waczPath, target string) string {
 	t.Helper()
-	node, nodePath, rwp := replayPeers(t)
+	node, nodePath, rwp := wzReplayPeers(t)
 	var ranged sync.Map
 	mux := http.NewServeMux()
 	mux.HandleFunc("/index.html", func(w http.ResponseWriter, r *http.Request) {
@@ -129,7 +134,7 @@ func replayTitle(t *testing.T, waczPath, target string) string {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	cmd := exec.Command(node, filepath.Join(repoRoot(t), "e2e/replay/replay.cjs"), srv.URL, target, "90000")
+	cmd := exec.Command(node, filepath.Join(wzRepoRoot(t), "e2e/replay/replay.cjs"), srv.URL, target, "90000")
 	cmd.Env = append(os.Environ(), "NODE_PATH="+nodePath)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
@@ -149,18 +154,18 @@ func replayTitle(t *testing.T, waczPath, target string) string {
 	return res.Title
 }
 
-// siteServer serves testdata/wacz/site with one redirect, /moved.
-func siteServer(t *testing.T) *httptest.Server {
+// wzSiteServer serves testdata/wacz/site with one redirect, /moved.
+func wzSiteServer(t *testing.T) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.Handle("/moved", http.RedirectHandler("/about.html", http.StatusMovedPermanently))
-	mux.Handle("/", http.FileServer(http.Dir(filepath.Join(repoRoot(t), "testdata/wacz/site"))))
+	mux.Handle("/", http.FileServer(http.Dir(filepath.Join(wzRepoRoot(t), "testdata/wacz/site"))))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
 }
 
-// wgetCrawl crawls the site with wget --warc-file and returns the WARC.
-func wgetCrawl(t *testing.T, site string) string {
+// wzWgetCrawl crawls the site with wget --warc-file and returns the WARC.
+func wzWgetCrawl(t *testing.T, site string) string {
 	t.Helper()
 	wget, err := exec.LookPath("wget")
 	if err != nil {
@@ -179,9 +184,9 @@ func wgetCrawl(t *testing.T, site string) string {
 	return filepath.Join(dir, "crawl.warc.gz")
 }
 
-func readPages(t *testing.T, wacz string) []map[string]any {
+func wzReadPages(t *testing.T, wacz string) []map[string]any {
 	t.Helper()
-	out, _, code := run(t, nil, "ls", "--json", wacz)
+	out, _, code := wzRun(t, nil, "ls", "--json", wacz)
 	if code != 0 {
 		t.Fatalf("ls failed")
 	}
@@ -205,15 +210,15 @@ func readPages(t *testing.T, wacz string) []map[string]any {
 }
 
 func TestReplayWgetWARC(t *testing.T) {
-	replayPeers(t)
-	site := siteServer(t)
-	warcPath := wgetCrawl(t, site.URL)
+	wzReplayPeers(t)
+	site := wzSiteServer(t)
+	warcPath := wzWgetCrawl(t, site.URL)
 	wacz := filepath.Join(t.TempDir(), "crawl.wacz")
-	_, stderr, code := run(t, nil, "create", "-o", wacz, "--frames", "--title", "Forking paths", "--url", site.URL+"/", warcPath)
+	_, stderr, code := wzRun(t, nil, "create", "-o", wacz, "--frames", "--title", "Forking paths", "--url", site.URL+"/", warcPath)
 	if code != 0 {
 		t.Fatalf("create: exit %d: %s", code, stderr)
 	}
-	if out, stderr, code := run(t, nil, "validate", wacz); code != 0 {
+	if out, stderr, code := wzRun(t, nil, "validate", wacz); code != 0 {
 		t.Fatalf("validate: exit %d: %s%s", code, out, stderr)
 	}
 	// The wget WARC is gzip per record: archive/ must hold it byte for byte.
@@ -223,7 +228,7 @@ func TestReplayWgetWARC(t *testing.T) {
 		t.Errorf("archive/crawl.warc.gz differs from wget's WARC (%d vs %d bytes)", len(copied), len(orig))
 	}
 	// pages: the seed first; about.html found; the redirect and the frame left out
-	pages := readPages(t, wacz)
+	pages := wzReadPages(t, wacz)
 	var urls []string
 	for _, p := range pages {
 		urls = append(urls, fmt.Sprint(p["url"]))
@@ -240,27 +245,133 @@ func TestReplayWgetWARC(t *testing.T) {
 		{site.URL + "/", "Forking Paths — Home"},
 		{site.URL + "/about.html", "About the Garden"},
 	} {
-		if got := replayTitle(t, wacz, c.url); got != c.title {
+		if got := wzReplayTitle(t, wacz, c.url); got != c.title {
 			t.Errorf("ReplayWeb.page shows %q for %s, want %q", got, c.url, c.title)
 		}
 	}
 }
 
 func TestReplayARCStdin(t *testing.T) {
-	replayPeers(t)
-	arc, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata/wacz/example.arc.gz"))
+	wzReplayPeers(t)
+	arc, err := os.ReadFile(filepath.Join(wzRepoRoot(t), "testdata/wacz/example.arc.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	wacz := filepath.Join(t.TempDir(), "arc.wacz")
-	_, stderr, code := run(t, arc, "-o", wacz)
+	_, stderr, code := wzRun(t, arc, "-o", wacz)
 	if code != 0 {
 		t.Fatalf("create from stdin: exit %d: %s", code, stderr)
 	}
-	if out, stderr, code := run(t, nil, "validate", wacz); code != 0 {
+	if out, stderr, code := wzRun(t, nil, "validate", wacz); code != 0 {
 		t.Fatalf("validate: exit %d: %s%s", code, out, stderr)
 	}
-	if got := replayTitle(t, wacz, "http://example.com/"); got != "Example Domain" {
+	if got := wzReplayTitle(t, wacz, "http://example.com/"); got != "Example Domain" {
 		t.Errorf("ReplayWeb.page shows %q, want %q", got, "Example Domain")
+	}
+}
+
+// TestIndexMatchesWarcio: `waczpack index` prints the lines warcio.js
+// `cdx-index` prints for the fixture WARCs (the ones warcio.js indexes
+// without complaint).
+func TestIndexMatchesWarcio(t *testing.T) {
+	root := wzRepoRoot(t)
+	warcio := filepath.Join(root, "scripts/npm/node_modules/.bin/warcio")
+	if _, err := os.Stat(warcio); err != nil {
+		t.Skip("warcio.js not installed (scripts/peers.sh)")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node not installed")
+	}
+	for _, name := range []string{"example.warc.gz", "example.warc", "example-iana.org-chunked.warc", "example-resource.warc.gz",
+		"example-space-in-target-uri.warc.gz", "example-wget-bad-target-uri.warc.gz", "post-test.warc.gz"} {
+		path := filepath.Join(root, "testdata/wacz", name)
+		want, err := exec.Command(warcio, "cdx-index", path).Output()
+		if err != nil {
+			t.Fatalf("warcio cdx-index %s: %v", name, err)
+		}
+		got, stderr, code := wzRun(t, nil, "index", path)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", name, code, stderr)
+			continue
+		}
+		if got != string(want) {
+			t.Errorf("%s: waczpack index\n%s\nwarcio.js cdx-index\n%s", name, got, want)
+		}
+	}
+}
+
+// TestIndexInsideWACZMatchesWarcio: the index waczpack puts in a WACZ holds,
+// line for line, what warcio.js cdx-index prints for the WARCs it holds
+// (sorted), whatever the input was (a wget WARC copied as it is, an ARC
+// converted).
+func TestIndexInsideWACZMatchesWarcio(t *testing.T) {
+	root := wzRepoRoot(t)
+	warcio := filepath.Join(root, "scripts/npm/node_modules/.bin/warcio")
+	if _, err := os.Stat(warcio); err != nil {
+		t.Skip("warcio.js not installed (scripts/peers.sh)")
+	}
+	for _, name := range []string{"example.warc.gz", "example.arc.gz", "example-bad-non-chunked.warc.gz", "post-test.warc.gz"} {
+		dir := t.TempDir()
+		wacz := filepath.Join(dir, "x.wacz")
+		if _, se, code := wzRun(t, nil, "-o", wacz, filepath.Join(root, "testdata/wacz", name)); code != 0 {
+			t.Fatalf("%s: %s", name, se)
+		}
+		if err := exec.Command("unzip", "-q", "-d", dir, wacz).Run(); err != nil {
+			t.Skipf("unzip: %v", err)
+		}
+		warcs, _ := filepath.Glob(filepath.Join(dir, "archive", "*.warc.gz"))
+		var want []string
+		for _, w := range warcs {
+			out, err := exec.Command(warcio, "cdx-index", w).Output()
+			if err != nil {
+				t.Fatalf("warcio cdx-index %s: %v", w, err)
+			}
+			want = append(want, strings.Split(strings.TrimSpace(string(out)), "\n")...)
+		}
+		sort.Strings(want)
+		gz, err := os.ReadFile(filepath.Join(dir, "indexes", "index.cdx.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, _ := io.ReadAll(zr)
+		got := strings.Split(strings.TrimSpace(string(plain)), "\n")
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: index in the WACZ\n%s\nwarcio.js on its WARCs\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// TestBadInputBinary: the built binary fails cleanly (exit 1, one line, no
+// output file) on a truncated WARC, garbage on stdin and a non-zip given to
+// validate.
+func TestBadInputBinary(t *testing.T) {
+	root := wzRepoRoot(t)
+	warc, _ := os.ReadFile(filepath.Join(root, "testdata/wacz/example.warc.gz"))
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.warc.gz")
+	os.WriteFile(cut, warc[:len(warc)-100], 0o644)
+	out := filepath.Join(dir, "out.wacz")
+	cases := []struct {
+		name  string
+		stdin []byte
+		args  []string
+		msg   string
+	}{
+		{"truncated", nil, []string{"-o", out, cut}, cut + ": record at offset 3207: truncated block: 322 of 493 bytes"},
+		{"garbage", []byte("\x00\x01garbage\xff"), []string{"-o", out}, "waczpack: -: not a WARC or ARC file"},
+		{"non-zip", nil, []string{"validate", cut}, "waczpack: " + cut + ": not a readable zip file"},
+	}
+	for _, c := range cases {
+		_, se, code := wzRun(t, c.stdin, c.args...)
+		if code != 1 || !strings.HasPrefix(se, strings.SplitN(c.msg, cut, 2)[0]) || !strings.Contains(se, c.msg) || strings.Count(se, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q", c.name, code, se)
+		}
+		if files, _ := os.ReadDir(dir); len(files) != 1 {
+			t.Errorf("%s: left behind %d files", c.name, len(files)-1)
+		}
 	}
 }
