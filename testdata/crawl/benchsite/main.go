@@ -1,0 +1,48 @@
+// Command benchsite serves a synthetic site of N linked pages (each with a
+// style sheet, an image and five links, ~3.5 KB) with a fixed latency per
+// request, for comparing mirrorget with wget -r -p and httrack (see
+// scripts/bench.sh). Run: go run ./testdata/crawl/benchsite -n 1000 -latency 5ms
+
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:18900", "")
+	n := flag.Int("n", 1000, "pages")
+	lat := flag.Duration("latency", 5*time.Millisecond, "")
+	flag.Parse()
+	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(*lat)
+		p := r.URL.Path
+		switch {
+		case p == "/style.css":
+			w.Header().Set("Content-Type", "text/css")
+			fmt.Fprint(w, "body { background: url(bg.gif) }")
+		case strings.HasSuffix(p, ".gif"):
+			w.Header().Set("Content-Type", "image/gif")
+			fmt.Fprint(w, "GIF89a....")
+		case strings.HasPrefix(p, "/p/"):
+			var k int
+			fmt.Sscanf(p, "/p/%d.html", &k)
+			w.Header().Set("Content-Type", "text/html")
+			var b strings.Builder
+			fmt.Fprintf(&b, "<html><head><title>%d</title><link rel=stylesheet href=/style.css></head><body><img src=/img/%d.gif>", k, k%50)
+			for _, j := range []int{k + 1, k + 2, k + 3, k * 7, k * 13} {
+				fmt.Fprintf(&b, "<a href=/p/%d.html>%d</a> ", j%*n, j%*n)
+			}
+			b.WriteString(strings.Repeat("<p>lorem ipsum dolor sit amet</p>", 100))
+			b.WriteString("</body></html>")
+			fmt.Fprint(w, b.String())
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	http.ListenAndServe(*addr, nil)
+}
