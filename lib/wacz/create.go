@@ -82,7 +82,7 @@ type Writer struct {
 	start time.Time
 
 	det   *Detector
-	caps  captureTimes
+	caps  *captureTimes
 	index *indexSet
 	names map[string]bool
 
@@ -113,7 +113,7 @@ func NewWriter(f ZipFile, opts Options) (*Writer, error) {
 		zw:    NewZipWriter(f),
 		start: opts.Created,
 		det:   NewDetector(opts.Text, opts.Frames),
-		caps:  captureTimes{},
+		caps:  newCaptureTimes(requested(opts)),
 		index: newIndexSet(opts.TempDir),
 		names: map[string]bool{},
 	}
@@ -125,6 +125,15 @@ func (w *Writer) warn(format string, a ...any) {
 	if w.opts.Warn != nil {
 		w.opts.Warn(fmt.Sprintf(format, a...))
 	}
+}
+
+// requested lists the URLs asked for as pages.
+func requested(opts Options) []string {
+	out := append([]string(nil), opts.Seeds...)
+	for _, r := range opts.PageList {
+		out = append(out, r.URL)
+	}
+	return out
 }
 
 // Stats returns the counts so far.

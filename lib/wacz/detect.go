@@ -625,18 +625,36 @@ func (s *pageSet) add(p *Page) {
 	s.list = append(s.list, p)
 }
 
-// captureTimes keeps the capture times seen for each URL (responses,
-// resources and revisits), so --url and --pages requests can be matched to
-// a capture.
-type captureTimes map[string][]time.Time
+// captureTimes keeps the capture times of the URLs asked for with --url
+// and --pages (responses, resources and revisits), so those requests can be
+// matched to a capture. Other URLs are not kept: memory stays proportional
+// to the requests, not to the archive.
+type captureTimes struct {
+	want  map[string]bool // every variant of every requested URL
+	times map[string][]time.Time
+}
 
-func (c captureTimes) add(u string, t time.Time) { c[u] = append(c[u], t) }
+func newCaptureTimes(reqs []string) *captureTimes {
+	c := &captureTimes{want: map[string]bool{}, times: map[string][]time.Time{}}
+	for _, r := range reqs {
+		for _, v := range urlVariants(r) {
+			c.want[v] = true
+		}
+	}
+	return c
+}
+
+func (c *captureTimes) add(u string, t time.Time) {
+	if c.want[u] {
+		c.times[u] = append(c.times[u], t)
+	}
+}
 
 // find returns the capture of u closest to want (the first one when want is
 // zero), trying the other scheme (http/https) and a trailing slash too.
-func (c captureTimes) find(u string, want time.Time) (string, time.Time, bool) {
+func (c *captureTimes) find(u string, want time.Time) (string, time.Time, bool) {
 	for _, cand := range urlVariants(u) {
-		ts := c[cand]
+		ts := c.times[cand]
 		if len(ts) == 0 {
 			continue
 		}

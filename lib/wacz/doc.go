@@ -5,15 +5,23 @@
 // webarchive.yaml and pages.csv at the root) for tools that follow it.
 //
 // A WACZ is a zip file holding archive/*.warc.gz (STORED, gzip per record),
-// indexes/ (CDXJ, or ZipNum index.cdx.gz + index.idx), pages/pages.jsonl,
-// datapackage.json (the Frictionless Data Package manifest listing every
-// file with its size and hash) and datapackage-digest.json (the hash of the
-// manifest).
+// indexes/index.cdx.gz + indexes/index.idx (a ZipNum CDXJ index, STORED),
+// pages/pages.jsonl, datapackage.json (the Frictionless Data Package
+// manifest listing every file with its size and hash) and
+// datapackage-digest.json (the sha256 of the manifest).
 //
-// ZipWriter writes the zip sequentially and hashes each entry as it is
-// written; WARC data already gzipped record by record is copied into the zip
-// as it is, without recompression. Reader opens a WACZ through an
-// io.ReaderAt and reads a capture with a ranged read of the STORED WARC, the
-// way ReplayWeb.page does over HTTP Range requests; Validate checks
-// everything the specification requires.
+// Writer builds one from WARC and ARC input (plain, gzip, zstd). Input that
+// is gzip per record is copied into the zip as it is: ZipWriter hashes each
+// entry as it is written (on another goroutine), the CDX indexer of
+// lib/cdx and the page Detector see each record, and only the first
+// kilobytes of each gzip member are inflated (prefixInflater); a member's
+// end is found from the next gzip header and the ISIZE trailer before it.
+// Anything unusual hands the input over to lib/warc's reader, and a member
+// holding more than one record makes the copy step back (ZipEntry.Truncate)
+// and the rest be written again through lib/warc's writer. Other input is
+// converted (ARC through lib/arc) and written gzip per record.
+//
+// Reader opens a WACZ through an io.ReaderAt and reads a capture with a
+// ranged read of the STORED WARC, the way ReplayWeb.page does over HTTP
+// Range requests; Validate checks everything the specification requires.
 package wacz
