@@ -248,6 +248,19 @@ func (w *Writer) writeFiledesc(r *record.Record) error {
 	})
 }
 
+// Flush writes buffered records to the underlying writer, so a stream
+// consumer sees each record as soon as it is complete.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.bw.Flush(); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
+}
+
 // Close writes the version block if no record was written and flushes. It
 // does not close the underlying writer.
 func (w *Writer) Close() error {

@@ -162,3 +162,24 @@ func TestWriterShortBlock(t *testing.T) {
 	}
 	_ = io.EOF
 }
+
+// TestWriterFlush checks that Flush hands each complete record to the
+// underlying writer, so a pipe consumer sees records as they are written.
+func TestWriterFlush(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out, WithARCCompression(compio.Plain))
+	rec := &record.Record{Header: record.Header{{Name: "WARC-Type", Value: "resource"}, {Name: "WARC-Target-URI", Value: "http://x/"},
+		{Name: "WARC-Date", Value: "2020-01-02T03:04:06Z"}, {Name: "Content-Type", Value: "text/plain"}}, Block: strings.NewReader("body")}
+	if err := w.WriteRecord(rec); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 0 {
+		t.Fatalf("%d bytes reached the writer before Flush: the test needs a buffering writer", out.Len())
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out.String(), "http://x/ 0.0.0.0 20200102030406 text/plain 4\nbody\n") {
+		t.Fatalf("after Flush the stream ends %q", out.String())
+	}
+}

@@ -75,7 +75,10 @@ func (s *stream) write(cp *crawl.Capture) error {
 	}
 	s.n++
 	if s.aw != nil {
-		return s.aw.WriteRecord(resp)
+		if err := s.aw.WriteRecord(resp); err != nil {
+			return err
+		}
+		return s.aw.Flush()
 	}
 	if !s.info {
 		s.info = true
