@@ -152,6 +152,7 @@ const (
 	KindARCGzip
 )
 
+// String names the kind.
 func (k InputKind) String() string {
 	return [...]string{"unknown", "WARC", "WARC (gzip)", "WARC (zstd)", "ARC", "ARC (gzip)"}[k]
 }
