@@ -194,3 +194,40 @@ func TestFastPathDamage(t *testing.T) {
 		t.Errorf("verify: damaged member: err %v", err)
 	}
 }
+
+// TestCreateZstd: a .warc.zst input (one zstd frame per record) is read
+// through lib/warc and written gzip per record; every record is kept.
+func TestCreateZstd(t *testing.T) {
+	gz := readTD(t, "example.warc.gz")
+	wr, err := warc.NewReader(bytes.NewReader(gz.data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zst bytes.Buffer
+	w := warc.NewWriter(&zst, warc.WithCompression(compio.Zstd), warc.WithVersion(record.WARC10))
+	for {
+		rec, err := wr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteRecord(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	in := input{"example.warc.zst", zst.Bytes()}
+	path, st, err := buildWACZ(t, Options{}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Reencoded != st.Records || st.Records != 6 {
+		t.Errorf("stats %+v", st)
+	}
+	sameRecords(t, "archive/", archiveRecords(t, path), inputRecords(t, in))
+	if n := checkCaptures(t, path); n != 2 {
+		t.Errorf("%d captures", n)
+	}
+}
