@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 )
 
 // bombSize is how much the decompression bombs inflate to: 1 GiB in the
@@ -97,6 +98,60 @@ func writeZstdBomb(w io.Writer, prefix []byte, n int64, suffix []byte) error {
 	return bw.Flush()
 }
 
+// xzZerosStream returns an XZ stream holding prefix (its own block), then
+// blocks copies of one block of 4 MiB of zeros: about 1 KB per 4 MiB.
+// lib/zim's reader takes one stream per cluster (SingleStream).
+func xzZerosStream(prefix []byte, blocks int) []byte {
+	enc := func(data []byte) []byte {
+		var b bytes.Buffer
+		w, _ := xz.NewWriter(&b)
+		w.Write(data)
+		w.Close()
+		return b.Bytes()
+	}
+	// split a one-block stream into header, block, and the block's index
+	// record (unpadded size, uncompressed size as varints).
+	split := func(st []byte) (hdr, block, rec []byte) {
+		bs := binary.LittleEndian.Uint32(st[len(st)-8:])
+		idx := len(st) - 12 - int(bs+1)*4
+		hdr, block = st[:12], st[12:idx]
+		in := st[idx+1:]           // after the index indicator
+		_, n := binary.Uvarint(in) // number of records (1)
+		in = in[n:]
+		_, a := binary.Uvarint(in)
+		_, b := binary.Uvarint(in[a:])
+		return hdr, block, in[:a+b]
+	}
+	hdr, zblock, zrec := split(enc(make([]byte, 4<<20)))
+	var blocks_, recs [][]byte
+	if len(prefix) > 0 {
+		_, pb, pr := split(enc(prefix))
+		blocks_, recs = append(blocks_, pb), append(recs, pr)
+	}
+	for i := 0; i < blocks; i++ {
+		blocks_, recs = append(blocks_, zblock), append(recs, zrec)
+	}
+	out := append([]byte(nil), hdr...)
+	for _, b := range blocks_ {
+		out = append(out, b...)
+	}
+	index := []byte{0}
+	index = binary.AppendUvarint(index, uint64(len(recs)))
+	for _, r := range recs {
+		index = append(index, r...)
+	}
+	for len(index)%4 != 0 {
+		index = append(index, 0)
+	}
+	index = binary.LittleEndian.AppendUint32(index, crc32.ChecksumIEEE(index))
+	out = append(out, index...)
+	foot := binary.LittleEndian.AppendUint32(nil, uint32(len(index)/4-1))
+	foot = append(foot, hdr[6:8]...) // stream flags
+	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(foot))
+	out = append(out, foot...)
+	return append(out, 'Y', 'Z')
+}
+
 // sharedBomb writes a bomb once per test binary and returns its path.
 func sharedBomb(t testing.TB, name string, write func(io.Writer) error) string {
 	return shared(t, name, func(t testing.TB, p string) {
@@ -113,7 +168,7 @@ func sharedBomb(t testing.TB, name string, write func(io.Writer) error) string {
 	})
 }
 
-// checkBombs verifies the generators with the real decoders (a bomb that
+// TestBombGenerators verifies the generators with the real decoders (a bomb that
 // does not inflate proves nothing).
 func TestBombGenerators(t *testing.T) {
 	var g, z bytes.Buffer
@@ -133,5 +188,17 @@ func TestBombGenerators(t *testing.T) {
 	}
 	if g.Len() > 8<<10 || z.Len() > 1<<10 {
 		t.Errorf("bombs too large: gzip %d, zstd %d bytes for 3 MiB", g.Len(), z.Len())
+	}
+	x := xzZerosStream([]byte("head"), 3)
+	xr, err := xz.ReaderConfig{SingleStream: true}.NewReader(bytes.NewReader(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append([]byte("head"), make([]byte, 12<<20)...)
+	if got, err := io.ReadAll(xr); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("xz bomb: %d bytes, %v", len(got), err)
+	}
+	if len(x) > 4<<10 {
+		t.Errorf("xz bomb too large: %d bytes for 12 MiB", len(x))
 	}
 }
