@@ -39,6 +39,13 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if *long {
+		set := false
+		flag.Visit(func(f *flag.Flag) { set = set || f.Name == "hostile.timeout" })
+		if !set {
+			*caseTime = 2 * time.Minute // 10 GiB bombs stream for a while
+		}
+	}
 	code := func() int {
 		wd, _ := os.Getwd()
 		repo = filepath.Clean(filepath.Join(wd, "..", ".."))
