@@ -18,7 +18,7 @@ fi
 
 if have mirrorget && have waczpack; then
   step "mirrorget | waczpack: copy the bundled garden site served on loopback"
-  go run ./scripts/demoserve -dir testdata/site -for 5m > $out/server.url &
+  go run ./scripts/demoserve -dir testdata/htcache/garden-origin -for 5m > $out/server.url &
   srv=$!
   trap 'kill $srv 2>/dev/null || true' EXIT
   for _ in $(seq 50); do [ -s $out/server.url ] && break; sleep 0.1; done

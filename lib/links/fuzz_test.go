@@ -78,7 +78,7 @@ func FuzzHTML(f *testing.F) {
 	seeds := append(seedFiles(f, "syntaxes.html"),
 		`<a href=x>`, `<base href=../><img src=y srcset="a 1x, b 2x">`, `<p style="background:url(&quot;x&quot;)">`,
 		`<meta http-equiv=refresh content="0;url='z.html'">`, `<script>a="b.gif";</script>`, `<noscript><img src=n.gif></noscript>`)
-	if b, err := os.ReadFile("../../../shared/fixtures/htcache/garden-origin/index.html"); err == nil {
+	if b, err := os.ReadFile("../../testdata/htcache/garden-origin/index.html"); err == nil {
 		seeds = append(seeds, string(b))
 	}
 	fuzzExtractor(f, viaHTML, seeds...)

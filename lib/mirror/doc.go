@@ -1,7 +1,7 @@
 // Package mirror turns a crawl into an autonomous, browsable copy on disk, as
 // HTTrack does ("Copying Websites", ../shared/specs/copying-websites.txt,
 // section 4.4, and HTTrack 3.49's naming, checked against the real mirror in
-// ../shared/fixtures/htcache/garden):
+// testdata/htcache/garden):
 //
 //   - A Namer gives each URL a local path: host[_port]/path, index.html for
 //     a directory, the extension chosen from the MIME type (a .cgi serving

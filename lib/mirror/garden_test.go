@@ -15,8 +15,11 @@ import (
 
 const gardenSite = "http://127.0.0.1:8766/"
 
+// testdata names a file of the HTTrack fixture under testdata/htcache:
+// garden-origin (the pages as the server sent them) or garden (HTTrack's
+// mirror of them, with its hts-cache/new.txt log).
 func testdata(parts ...string) string {
-	return filepath.Join(append([]string{"..", "..", "testdata", "mirror"}, parts...)...)
+	return filepath.Join(append([]string{"..", "..", "testdata", "htcache"}, parts...)...)
 }
 
 // gardenFetch is one line of HTTrack's hts-cache/new.txt.
@@ -26,7 +29,7 @@ type gardenFetch struct {
 
 func readNewTxt(t *testing.T) []gardenFetch {
 	t.Helper()
-	f, err := os.Open(testdata("garden", "new.txt"))
+	f, err := os.Open(testdata("garden", "hts-cache", "new.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,12 +109,9 @@ func TestGardenNames(t *testing.T) {
 		t.Errorf("named %d URLs, want %d", len(got), len(want))
 	}
 	// and every name is a file of the real mirror
-	shared := filepath.Join("..", "..", "..", "shared", "fixtures", "htcache", "garden")
-	if _, err := os.Stat(shared); err == nil {
-		for u, p := range got {
-			if _, err := os.Stat(filepath.Join(shared, filepath.FromSlash(p))); err != nil {
-				t.Errorf("%s: %s not in HTTrack's mirror: %v", u, p, err)
-			}
+	for u, p := range got {
+		if _, err := os.Stat(testdata("garden", filepath.FromSlash(p))); err != nil {
+			t.Errorf("%s: %s not in HTTrack's mirror: %v", u, p, err)
 		}
 	}
 }

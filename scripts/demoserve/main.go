@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", "testdata/site", "directory to serve")
+	dir := flag.String("dir", "testdata/htcache/garden-origin", "directory to serve")
 	addr := flag.String("addr", "127.0.0.1:0", "listen address (loopback)")
 	life := flag.Duration("for", 10*time.Minute, "exit after this long")
 	flag.Parse()
