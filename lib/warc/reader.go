@@ -183,7 +183,9 @@ func (r *Reader) here() int64 {
 // anything else is fatal.
 func (r *Reader) memberError(off int64, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		r.memberOpen = false
+		// The input ended inside the member: nothing can follow it (without
+		// this, a zstd frame cut after its header was reopened for ever).
+		r.memberOpen, r.inputDone = false, true
 		return r.problem(off, false, true, "%s", stripOffset(err.Error()))
 	}
 	return r.fatal(off, err)
