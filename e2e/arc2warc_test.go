@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,106 +15,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arcport/arcport/lib/arc"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
 )
 
 const arcFixtures = "../testdata/arc"
 
-// arc2warcBin builds cmd/arc2warc for one test (the go build cache makes
-// repeated builds cheap).
-func arc2warcBin(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	out, err := exec.Command("go", "build", "-o", dir, "../cmd/arc2warc").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return filepath.Join(dir, "arc2warc")
-}
-
-type a2wResult struct {
-	stdout []byte
-	stderr string
-	code   int
-}
-
-// arc2warc runs the binary bin with args and stdin.
-func arc2warc(t *testing.T, bin string, stdin []byte, args ...string) a2wResult {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return a2wResult{out.Bytes(), errb.String(), code}
-}
-
-// a2wCapture is a record with its body.
-type a2wCapture struct {
-	rec  *record.Record
-	body []byte
-}
-
-// a2wReadWARC reads a WARC with lib/warc, verifying digests strictly.
-func a2wReadWARC(t *testing.T, data []byte) []a2wCapture {
-	t.Helper()
-	r, err := warc.NewReader(bytes.NewReader(data), warc.WithPolicy(record.Fail), warc.WithVerifyDigests(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []a2wCapture
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("reading the WARC back: %v", err)
-		}
-		c := a2wCapture{rec: rec}
-		if rec.Block != nil {
-			if c.body, err = io.ReadAll(rec.Block); err != nil {
-				t.Fatal(err)
-			}
-		}
-		out = append(out, c)
-	}
-}
-
-// a2wReadARC reads an ARC with lib/arc (tolerant, problems ignored).
-func a2wReadARC(t *testing.T, data []byte) []a2wCapture {
-	t.Helper()
-	r, err := arc.NewReader(bytes.NewReader(data), arc.WithPolicy(record.Ignore))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []a2wCapture
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := a2wCapture{rec: rec}
-		if rec.Block != nil {
-			c.body, _ = io.ReadAll(rec.Block)
-		}
-		out = append(out, c)
-	}
-}
-
+// a2wSHA1 is a WARC digest: "sha1:" and the SHA-1 of b in base 32.
 func a2wSHA1(b []byte) string {
 	s := sha1.Sum(b)
 	return "sha1:" + base32.StdEncoding.EncodeToString(s[:])
@@ -134,12 +40,12 @@ func a2wPayload(b []byte) []byte {
 }
 
 // a2wCheck compares a converted WARC with the ARC it came from:
-// warcinfo + metadata per version block, one record per a2wCapture with the
+// warcinfo + metadata per version block, one record per capture with the
 // same URI, date, IP, type and bytes, digests right, IDs linked.
 func a2wCheck(t *testing.T, arcData, warcData []byte) {
 	t.Helper()
-	in := a2wReadARC(t, arcData)
-	out := a2wReadWARC(t, warcData)
+	in := readARC(t, arcData, record.Ignore)
+	out := readWARC(t, warcData)
 	i := 0
 	warcinfo := ""
 	ids := map[string]bool{}
@@ -165,7 +71,7 @@ func a2wCheck(t *testing.T, arcData, warcData []byte) {
 			if !strings.Contains(string(info.body), "software: arcport arc2warc ") {
 				t.Errorf("warcinfo body %q", info.body)
 			}
-			for _, c := range []a2wCapture{info, meta} {
+			for _, c := range []capture{info, meta} {
 				ids[c.rec.ID()] = true
 			}
 			continue
@@ -206,7 +112,7 @@ func a2wCheck(t *testing.T, arcData, warcData []byte) {
 }
 
 func TestArc2warcFixtures(t *testing.T) {
-	bin := arc2warcBin(t)
+	a2w := bin(t, "arc2warc")
 	tests := []struct {
 		file    string
 		records int // in the WARC
@@ -230,15 +136,15 @@ arc2warc: bad.arc: record at offset 262: date "201404010000000000" is not 14 dig
 		t.Run(tc.file, func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "out.warc.gz")
-			res := arc2warc(t, bin, nil, "-o", out, "--deterministic-ids", filepath.Join(arcFixtures, tc.file))
-			if res.code != 0 || strings.ReplaceAll(res.stderr, arcFixtures+"/", "") != tc.stderr {
-				t.Fatalf("exit %d, stderr:\n%s\nwant:\n%s", res.code, res.stderr, tc.stderr)
+			_, se, code := run(t, a2w, nil, "-o", out, "--deterministic-ids", filepath.Join(arcFixtures, tc.file))
+			if code != 0 || strings.ReplaceAll(se, arcFixtures+"/", "") != tc.stderr {
+				t.Fatalf("exit %d, stderr:\n%s\nwant:\n%s", code, se, tc.stderr)
 			}
 			data, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if recs := a2wReadWARC(t, data); len(recs) != tc.records {
+			if recs := readWARC(t, data); len(recs) != tc.records {
 				t.Errorf("%d records, want %d", len(recs), tc.records)
 			}
 			arcData, _ := os.ReadFile(filepath.Join(arcFixtures, tc.file))
@@ -246,7 +152,7 @@ arc2warc: bad.arc: record at offset 262: date "201404010000000000" is not 14 dig
 			a2wWarcio(t, out, data)
 			// Same input, same bytes.
 			out2 := filepath.Join(t.TempDir(), "out.warc.gz")
-			arc2warc(t, bin, nil, "--deterministic-ids", "-q", "-o", out2, filepath.Join(arcFixtures, tc.file))
+			run(t, a2w, nil, "--deterministic-ids", "-q", "-o", out2, filepath.Join(arcFixtures, tc.file))
 			if again, _ := os.ReadFile(out2); !bytes.Equal(again, data) {
 				t.Error("--deterministic-ids output differs between runs")
 			}
@@ -258,8 +164,8 @@ arc2warc: bad.arc: record at offset 262: date "201404010000000000" is not 14 dig
 // finds (offsets, types, URIs, IDs, payload digests) with lib/warc.
 func a2wWarcio(t *testing.T, path string, data []byte) {
 	t.Helper()
-	bin, _ := filepath.Abs("../scripts/npm/node_modules/.bin/warcio")
-	if _, err := os.Stat(bin); err != nil {
+	bin := warcioCLI()
+	if bin == "" {
 		t.Log("npm warcio not installed (make peers): peer check skipped")
 		return
 	}
@@ -336,27 +242,27 @@ func a2wWarcio(t *testing.T, path string, data []byte) {
 }
 
 func TestArc2warcStrict(t *testing.T) {
-	bin := arc2warcBin(t)
+	a2w := bin(t, "arc2warc")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.warc.gz")
-	res := arc2warc(t, bin, nil, "--strict", "-o", out, filepath.Join(arcFixtures, "bad.arc"))
+	_, se, code := run(t, a2w, nil, "--strict", "-o", out, filepath.Join(arcFixtures, "bad.arc"))
 	want := "arc2warc: ../testdata/arc/bad.arc: record at offset 0: bad length \"-1\": block taken up to the next record (72 bytes)\n"
-	if res.code != 1 || res.stderr != want {
-		t.Errorf("exit %d, stderr %q, want %q", res.code, res.stderr, want)
+	if code != 1 || se != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, se, want)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("failed run left %v", entries)
 	}
 	// A clean file passes --strict.
-	if res := arc2warc(t, bin, nil, "--strict", "-o", out, filepath.Join(arcFixtures, "example.arc.gz")); res.code != 0 {
-		t.Errorf("strict on example.arc.gz: %d %s", res.code, res.stderr)
+	if _, se, code := run(t, a2w, nil, "--strict", "-o", out, filepath.Join(arcFixtures, "example.arc.gz")); code != 0 {
+		t.Errorf("strict on example.arc.gz: %d %s", code, se)
 	}
 }
 
 // TestArc2warcSkips: a skipped record or junk makes the exit status 1, but
 // everything that could be converted is written.
 func TestArc2warcSkips(t *testing.T) {
-	bin := arc2warcBin(t)
+	a2w := bin(t, "arc2warc")
 	body := "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello\n"
 	lines := "1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n"
 	in := fmt.Sprintf("filedesc://t.arc 0.0.0.0 20200101000000 text/plain %d\n%s\n", len(lines), lines) +
@@ -364,12 +270,12 @@ func TestArc2warcSkips(t *testing.T) {
 		"some junk that is\nnot a record\n" +
 		fmt.Sprintf("http://b.test/ 1.2.3.4 20200101000002 text/plain %d\n%s\n", len(body), body)
 	out := filepath.Join(t.TempDir(), "out.warc")
-	res := arc2warc(t, bin, []byte(in), "-o", out, "-")
+	_, se, code := run(t, a2w, []byte(in), "-o", out, "-")
 	off := len(in) - len(fmt.Sprintf("http://b.test/ 1.2.3.4 20200101000002 text/plain %d\n%s\n", len(body), body)) - len("some junk that is\nnot a record\n")
 	want := fmt.Sprintf("arc2warc: -: record at offset %d: skipped 31 bytes that are not ARC records (skipped)\n"+
 		"arc2warc: 1 problem(s) made records or bytes be skipped (0 repaired); see the messages above\n", off)
-	if res.code != 1 || res.stderr != want {
-		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", res.code, res.stderr, want)
+	if code != 1 || se != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, se, want)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -385,24 +291,24 @@ func TestArc2warcSkips(t *testing.T) {
 	trunc := fmt.Sprintf("filedesc://t.arc 0.0.0.0 20200101000000 text/plain %d\n%s\n", len(lines), lines) +
 		fmt.Sprintf("http://a.test/ 1.2.3.4 20200101000001 text/plain %d\n%s\n", len(body), body) +
 		fmt.Sprintf("http://big.test/ 1.2.3.4 20200101000001 text/plain %d\n%s", len(big)+10, big)
-	res = arc2warc(t, bin, []byte(trunc), "-o", out)
+	_, se, code = run(t, a2w, []byte(trunc), "-o", out)
 	want = fmt.Sprintf("arc2warc: -: record at offset %d: block cut short by the end of the file: %d of %d bytes: unexpected EOF (skipped)\n"+
 		"arc2warc: 1 problem(s) made records or bytes be skipped (0 repaired); see the messages above\n", strings.Index(trunc, "http://big"), len(big), len(big)+10)
-	if res.code != 1 || res.stderr != want {
-		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", res.code, res.stderr, want)
+	if code != 1 || se != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, se, want)
 	}
 	data, _ = os.ReadFile(out)
-	if recs := a2wReadWARC(t, data); len(recs) != 3 || recs[2].rec.TargetURI() != "http://a.test/" {
+	if recs := readWARC(t, data); len(recs) != 3 || recs[2].rec.TargetURI() != "http://a.test/" {
 		t.Errorf("%d records", len(recs))
 	}
 	// -q silences the messages, not the status.
-	if res := arc2warc(t, bin, []byte(in), "-q"); res.code != 1 || res.stderr != "arc2warc: 1 problem(s) made records or bytes be skipped (0 repaired); see the messages above\n" {
-		t.Errorf("-q: exit %d, %q", res.code, res.stderr)
+	if _, se, code := run(t, a2w, []byte(in), "-q"); code != 1 || se != "arc2warc: 1 problem(s) made records or bytes be skipped (0 repaired); see the messages above\n" {
+		t.Errorf("-q: exit %d, %q", code, se)
 	}
 }
 
 func TestArc2warcOptions(t *testing.T) {
-	bin := arc2warcBin(t)
+	a2w := bin(t, "arc2warc")
 	in := filepath.Join(arcFixtures, "example.arc")
 	dir := t.TempDir()
 	tests := []struct {
@@ -426,17 +332,17 @@ func TestArc2warcOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			res := arc2warc(t, bin, []byte{}, tc.args...)
-			if res.code != tc.code {
-				t.Fatalf("exit %d, want %d: %s", res.code, tc.code, res.stderr)
+			so, se, code := run(t, a2w, []byte{}, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, se)
 			}
 			if tc.code != 0 {
-				if n := strings.Count(res.stderr, "\n"); n != 1 || !strings.HasPrefix(res.stderr, "arc2warc: ") {
-					t.Errorf("error output %q is not one line", res.stderr)
+				if n := strings.Count(se, "\n"); n != 1 || !strings.HasPrefix(se, "arc2warc: ") {
+					t.Errorf("error output %q is not one line", se)
 				}
 				return
 			}
-			data := res.stdout
+			data := so
 			if tc.output != "" {
 				var err error
 				if data, err = os.ReadFile(filepath.Join(dir, tc.output)); err != nil {
@@ -453,14 +359,14 @@ func TestArc2warcOptions(t *testing.T) {
 }
 
 func TestArc2warcManyInputs(t *testing.T) {
-	bin := arc2warcBin(t)
+	a2w := bin(t, "arc2warc")
 	a, b := filepath.Join(arcFixtures, "example.arc.gz"), filepath.Join(arcFixtures, "bad.arc")
 	gzData, _ := os.ReadFile(a)
-	res := arc2warc(t, bin, gzData, "-q", "--deterministic-ids", b, "-")
-	if res.code != 0 {
-		t.Fatalf("exit %d %s", res.code, res.stderr)
+	so, se, code := run(t, a2w, gzData, "-q", "--deterministic-ids", b, "-")
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, se)
 	}
-	recs := a2wReadWARC(t, res.stdout)
+	recs := readWARC(t, so)
 	var types []string
 	for _, r := range recs {
 		types = append(types, string(r.rec.Type()))
@@ -477,9 +383,9 @@ func TestArc2warcManyInputs(t *testing.T) {
 }
 
 // TestArc2warcGenerated converts a realistic generated ARC (HTML, images,
-// CSS/JS, PDFs, redirects, dns:) and checks every a2wCapture.
+// CSS/JS, PDFs, redirects, dns:) and checks every capture.
 func TestArc2warcGenerated(t *testing.T) {
-	bin := arc2warcBin(t)
+	a2w := bin(t, "arc2warc")
 	if testing.Short() {
 		t.Skip("short")
 	}
@@ -489,8 +395,8 @@ func TestArc2warcGenerated(t *testing.T) {
 		t.Fatalf("arcgen: %v %s", err, out)
 	}
 	out := filepath.Join(dir, "gen.warc.gz")
-	if res := arc2warc(t, bin, nil, "-o", out, in); res.code != 0 || res.stderr != "" {
-		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	if _, se, code := run(t, a2w, nil, "-o", out, in); code != 0 || se != "" {
+		t.Fatalf("exit %d: %s", code, se)
 	}
 	arcData, _ := os.ReadFile(in)
 	data, _ := os.ReadFile(out)
@@ -522,12 +428,12 @@ var updateArc2warc = flag.Bool("update-arc2warc", false, "rewrite testdata/arc/g
 // (plain WARC, deterministic IDs). Regenerate with -update-arc2warc after an
 // intended change, and review the diff.
 func TestArc2warcGolden(t *testing.T) {
-	bin := arc2warcBin(t)
+	a2w := bin(t, "arc2warc")
 	for _, file := range []string{"example.arc", "example.arc.gz", "example-space-in-url.arc", "bad.arc"} {
 		t.Run(file, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.warc")
-			if res := arc2warc(t, bin, nil, "-q", "--deterministic-ids", "-o", out, filepath.Join(arcFixtures, file)); res.code != 0 {
-				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			if _, se, code := run(t, a2w, nil, "-q", "--deterministic-ids", "-o", out, filepath.Join(arcFixtures, file)); code != 0 {
+				t.Fatalf("exit %d: %s", code, se)
 			}
 			got, _ := os.ReadFile(out)
 			golden := filepath.Join(arcFixtures, "golden", file+".warc")

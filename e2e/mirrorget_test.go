@@ -20,40 +20,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arcport/arcport/lib/arc"
 	"github.com/arcport/arcport/lib/htcache"
 	"github.com/arcport/arcport/lib/links"
 	"github.com/arcport/arcport/lib/record"
-	"github.com/arcport/arcport/lib/warc"
 )
-
-// mgBin builds a command of this repository once per test.
-func mgBin(t *testing.T, name string) string {
-	t.Helper()
-	dir := t.TempDir()
-	out, err := exec.Command("go", "build", "-o", dir, "../cmd/"+name).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build %s: %v\n%s", name, err, out)
-	}
-	return filepath.Join(dir, name)
-}
-
-func mgRun(t *testing.T, bin string, stdin []byte, args ...string) (stdout []byte, stderr string, code int) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes(), errb.String(), code
-}
 
 // mgSite is a local site with every link syntax of "Copying Websites"
 // (section 4.2), CSS, JavaScript and Java class links, frames, a refresh, a
@@ -266,11 +236,6 @@ func init() { sort.Strings(mgExpected) }
 // mgNotFetched must never be requested.
 var mgNotFetched = []string{"/site/private/secret.html", "/outside.html", "/site/img/expr.gif", "/site/img/not-taken.gif"}
 
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
 func hitURIs(hs []mgHit) []string {
 	var out []string
 	for _, h := range hs {
@@ -290,48 +255,26 @@ func mgEq(t *testing.T, what string, got, want []string) {
 // readARCURIs reads an ARC strictly and returns its URLs relative to site.
 func readARCURIs(t *testing.T, data []byte, site string) []string {
 	t.Helper()
-	r, err := arc.NewReader(bytes.NewReader(data), arc.WithPolicy(record.Fail))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("ARC: %v", err)
-		}
-		if rec.Type() == record.ARCFiledesc {
+	for _, c := range readARC(t, data, record.Fail) {
+		if c.rec.Type() == record.ARCFiledesc {
 			continue
 		}
-		out = append(out, strings.TrimPrefix(rec.TargetURI(), site))
-		io.Copy(io.Discard, rec.Block)
+		out = append(out, strings.TrimPrefix(c.rec.TargetURI(), site))
 	}
 	sort.Strings(out)
 	return out
 }
 
-// readWARC reads a WARC strictly, verifying digests; it returns the
+// warcResponses reads a WARC strictly, verifying digests; it returns the
 // response URIs relative to site and the records by type.
-func readWARC(t *testing.T, data []byte, site string) (responses []string, types map[string]int) {
+func warcResponses(t *testing.T, data []byte, site string) (responses []string, types map[string]int) {
 	t.Helper()
-	r, err := warc.NewReader(bytes.NewReader(data), warc.WithPolicy(record.Fail), warc.WithVerifyDigests(true))
-	if err != nil {
-		t.Fatal(err)
-	}
 	types = map[string]int{}
 	ids := map[string]bool{}
 	var concurrent []string
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("WARC: %v", err)
-		}
+	for _, c := range readWARC(t, data) {
+		rec := c.rec
 		types[string(rec.Type())]++
 		ids[rec.ID()] = true
 		switch rec.Type() {
@@ -339,9 +282,6 @@ func readWARC(t *testing.T, data []byte, site string) (responses []string, types
 			responses = append(responses, strings.TrimPrefix(rec.TargetURI(), site))
 		case record.Request:
 			concurrent = append(concurrent, rec.Header.Get(record.FieldConcurrentTo))
-		}
-		if _, err := io.Copy(io.Discard, rec.Block); err != nil {
-			t.Fatalf("WARC block: %v", err)
 		}
 	}
 	for _, c := range concurrent {
@@ -409,14 +349,14 @@ func checkMirror(t *testing.T, dir, site string, absOK map[string]bool) (pages i
 }
 
 func TestMirrorgetSite(t *testing.T) {
-	mg := mgBin(t, "mirrorget")
+	mg := bin(t, "mirrorget")
 	s := newMGSite(t)
 	site := s.srv.URL
 	dir := t.TempDir()
 	mirrorDir := filepath.Join(dir, "mirror")
 
 	// First run: ARC on stdout and a mirror.
-	arcData, stderr, code := mgRun(t, mg, nil, "-q", "-c", "4", "-O", mirrorDir, site+"/site/")
+	arcData, stderr, code := run(t, mg, nil, "-q", "-c", "4", "-O", mirrorDir, site+"/site/")
 	if code != 0 {
 		t.Fatalf("mirrorget exit %d: %s", code, stderr)
 	}
@@ -435,25 +375,25 @@ func TestMirrorgetSite(t *testing.T) {
 	mgEq(t, "ARC records", readARCURIs(t, arcData, site), mgExpected)
 
 	// The ARC converts with arc2warc into a WARC whose digests verify...
-	a2w := mgBin(t, "arc2warc")
-	warcData, stderr, code := mgRun(t, a2w, arcData)
+	a2w := bin(t, "arc2warc")
+	warcData, stderr, code := run(t, a2w, arcData)
 	if code != 0 {
 		t.Fatalf("arc2warc exit %d: %s", code, stderr)
 	}
-	resp, _ := readWARC(t, warcData, site)
+	resp, _ := warcResponses(t, warcData, site)
 	mgEq(t, "arc2warc responses", resp, mgExpected)
 	// ...and packs with waczpack into a valid WACZ.
 	arcPath := filepath.Join(dir, "crawl.arc.gz")
 	os.WriteFile(arcPath, arcData, 0o644)
-	wz := mgBin(t, "waczpack")
+	wz := bin(t, "waczpack")
 	waczPath := filepath.Join(dir, "crawl.wacz")
-	if _, stderr, code := mgRun(t, wz, nil, "create", "-o", waczPath, arcPath); code != 0 {
+	if _, stderr, code := run(t, wz, nil, "create", "-o", waczPath, arcPath); code != 0 {
 		t.Fatalf("waczpack create exit %d: %s", code, stderr)
 	}
-	if out, stderr, code := mgRun(t, wz, nil, "validate", waczPath); code != 0 {
+	if out, stderr, code := run(t, wz, nil, "validate", waczPath); code != 0 {
 		t.Fatalf("waczpack validate exit %d: %s%s", code, out, stderr)
 	}
-	if out, _, _ := mgRun(t, wz, nil, "get", waczPath, site+"/site/css/more.css"); string(out) != "p { color: red }\n" {
+	if out, _, _ := run(t, wz, nil, "get", waczPath, site+"/site/css/more.css"); string(out) != "p { color: red }\n" {
 		t.Errorf("waczpack get more.css = %q", out)
 	}
 
@@ -527,7 +467,7 @@ func TestMirrorgetSite(t *testing.T) {
 	f.mod = f.mod.Add(time.Hour)
 	s.files["/site/frame1.html"] = f
 	s.mu.Unlock()
-	warc2, stderr, code := mgRun(t, mg, nil, "-q", "--format", "warc", "-O", mirrorDir, site+"/site/")
+	warc2, stderr, code := run(t, mg, nil, "-q", "--format", "warc", "-O", mirrorDir, site+"/site/")
 	if code != 0 {
 		t.Fatalf("update run exit %d: %s", code, stderr)
 	}
@@ -550,10 +490,10 @@ func TestMirrorgetSite(t *testing.T) {
 	if sent > 2000 {
 		t.Errorf("update run: the server sent %d body bytes", sent)
 	}
-	resp, types := readWARC(t, warc2, site)
+	resp, types := warcResponses(t, warc2, site)
 	mgEq(t, "update WARC responses", resp, mgExpected)
 	// warcio.js (the indexer behind ReplayWeb.page) reads it too
-	if bin, _ := filepath.Abs("../scripts/npm/node_modules/.bin/warcio"); fileExists(bin) {
+	if bin := warcioCLI(); bin != "" {
 		wp := filepath.Join(dir, "update.warc.gz")
 		os.WriteFile(wp, warc2, 0o644)
 		out, err := exec.Command(bin, "index", wp, "-f", "warc-type,warc-target-uri").Output()
@@ -579,7 +519,7 @@ func TestMirrorgetSite(t *testing.T) {
 	}
 
 	// Scan rules as bare arguments: later rule wins.
-	out, stderr, code := mgRun(t, mg, nil, "-q", "--format", "warc", "--robots", "off", site+"/site/", "-*.gif", "+*/outside.html", "-*/big.bin")
+	out, stderr, code := run(t, mg, nil, "-q", "--format", "warc", "--robots", "off", site+"/site/", "-*.gif", "+*/outside.html", "-*/big.bin")
 	if code != 0 {
 		t.Fatalf("filters run exit %d: %s", code, stderr)
 	}
@@ -592,15 +532,15 @@ func TestMirrorgetSite(t *testing.T) {
 	}
 	sort.Strings(want)
 	mgEq(t, "requests with filters", hitURIs(hits), want)
-	readWARC(t, out, site)
+	warcResponses(t, out, site)
 }
 
 // -c 2 --rate 10 as seen by the server.
 func TestMirrorgetPoliteness(t *testing.T) {
-	mg := mgBin(t, "mirrorget")
+	mg := bin(t, "mirrorget")
 	s := newMGSite(t)
 	s.delay = 20 * time.Millisecond
-	out, stderr, code := mgRun(t, mg, nil, "-q", "-c", "2", "--rate", "10", "--format", "warc", s.srv.URL+"/site/")
+	out, stderr, code := run(t, mg, nil, "-q", "-c", "2", "--rate", "10", "--format", "warc", s.srv.URL+"/site/")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -632,12 +572,12 @@ func TestMirrorgetPoliteness(t *testing.T) {
 	if worst > 10 {
 		t.Errorf("server saw %d requests within one second under --rate 10", worst)
 	}
-	readWARC(t, out, s.srv.URL)
+	warcResponses(t, out, s.srv.URL)
 }
 
 // Ctrl-C: exit status 130 and a stream of complete records.
 func TestMirrorgetInterrupt(t *testing.T) {
-	mg := mgBin(t, "mirrorget")
+	mg := bin(t, "mirrorget")
 	s := newMGSite(t)
 	s.delay = 150 * time.Millisecond
 	dir := t.TempDir()
@@ -664,7 +604,7 @@ func TestMirrorgetInterrupt(t *testing.T) {
 		}
 		var n int
 		if format == "warc" {
-			resp, _ := readWARC(t, data, s.srv.URL)
+			resp, _ := warcResponses(t, data, s.srv.URL)
 			n = len(resp)
 		} else {
 			n = len(readARCURIs(t, data, s.srv.URL))

@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -25,64 +24,11 @@ import (
 	"github.com/klauspost/compress/gzip"
 )
 
-func wzRepoRoot(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
-}
-
-var (
-	wzBuildOnce sync.Once
-	wzBuildBin  string
-	wzBuildErr  error
-)
-
-// wzBin builds cmd/waczpack once per test run.
-func wzBin(t *testing.T) string {
-	t.Helper()
-	wzBuildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "waczpack-e2e-")
-		if err != nil {
-			wzBuildErr = err
-			return
-		}
-		wzBuildBin = filepath.Join(dir, "waczpack")
-		cmd := exec.Command("go", "build", "-o", wzBuildBin, "./cmd/waczpack")
-		cmd.Dir = wzRepoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			wzBuildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if wzBuildErr != nil {
-		t.Fatal(wzBuildErr)
-	}
-	return wzBuildBin
-}
-
-// run runs waczpack and returns stdout, stderr and the exit status.
-func wzRun(t *testing.T, stdin []byte, args ...string) (string, string, int) {
-	t.Helper()
-	cmd := exec.Command(wzBin(t), args...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return so.String(), se.String(), code
-}
-
 // wzReplayPeers returns the paths the ReplayWeb.page harness needs, skipping
 // the test when a peer is missing.
 func wzReplayPeers(t *testing.T) (node, nodePath, rwp string) {
 	t.Helper()
-	root := wzRepoRoot(t)
+	root := repoRoot()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node not installed (needed for the ReplayWeb.page harness)")
@@ -134,7 +80,7 @@ func wzReplayTitle(t *testing.T, waczPath, target string) string {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	cmd := exec.Command(node, filepath.Join(wzRepoRoot(t), "e2e/replay/replay.cjs"), srv.URL, target, "90000")
+	cmd := exec.Command(node, filepath.Join(repoRoot(), "e2e/replay/replay.cjs"), srv.URL, target, "90000")
 	cmd.Env = append(os.Environ(), "NODE_PATH="+nodePath)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
@@ -158,7 +104,7 @@ func wzReplayTitle(t *testing.T, waczPath, target string) string {
 func wzSiteServer(t *testing.T) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.Handle("/moved", http.RedirectHandler("/about.html", http.StatusMovedPermanently))
-	mux.Handle("/", http.FileServer(http.Dir(filepath.Join(wzRepoRoot(t), "testdata/wacz/site"))))
+	mux.Handle("/", http.FileServer(http.Dir(filepath.Join(repoRoot(), "testdata/wacz/site"))))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -186,11 +132,9 @@ func wzWgetCrawl(t *testing.T, site string) string {
 
 func wzReadPages(t *testing.T, wacz string) []map[string]any {
 	t.Helper()
-	out, _, code := wzRun(t, nil, "ls", "--json", wacz)
-	if code != 0 {
+	if _, _, code := run(t, bin(t, "waczpack"), nil, "ls", "--json", wacz); code != 0 {
 		t.Fatalf("ls failed")
 	}
-	_ = out
 	cmd := exec.Command("unzip", "-p", wacz, "pages/pages.jsonl")
 	b, err := cmd.Output()
 	if err != nil {
@@ -214,11 +158,11 @@ func TestReplayWgetWARC(t *testing.T) {
 	site := wzSiteServer(t)
 	warcPath := wzWgetCrawl(t, site.URL)
 	wacz := filepath.Join(t.TempDir(), "crawl.wacz")
-	_, stderr, code := wzRun(t, nil, "create", "-o", wacz, "--frames", "--title", "Forking paths", "--url", site.URL+"/", warcPath)
+	_, stderr, code := run(t, bin(t, "waczpack"), nil, "create", "-o", wacz, "--frames", "--title", "Forking paths", "--url", site.URL+"/", warcPath)
 	if code != 0 {
 		t.Fatalf("create: exit %d: %s", code, stderr)
 	}
-	if out, stderr, code := wzRun(t, nil, "validate", wacz); code != 0 {
+	if out, stderr, code := run(t, bin(t, "waczpack"), nil, "validate", wacz); code != 0 {
 		t.Fatalf("validate: exit %d: %s%s", code, out, stderr)
 	}
 	// The wget WARC is gzip per record: archive/ must hold it byte for byte.
@@ -253,16 +197,16 @@ func TestReplayWgetWARC(t *testing.T) {
 
 func TestReplayARCStdin(t *testing.T) {
 	wzReplayPeers(t)
-	arc, err := os.ReadFile(filepath.Join(wzRepoRoot(t), "testdata/wacz/example.arc.gz"))
+	arc, err := os.ReadFile(filepath.Join(repoRoot(), "testdata/wacz/example.arc.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	wacz := filepath.Join(t.TempDir(), "arc.wacz")
-	_, stderr, code := wzRun(t, arc, "-o", wacz)
+	_, stderr, code := run(t, bin(t, "waczpack"), arc, "-o", wacz)
 	if code != 0 {
 		t.Fatalf("create from stdin: exit %d: %s", code, stderr)
 	}
-	if out, stderr, code := wzRun(t, nil, "validate", wacz); code != 0 {
+	if out, stderr, code := run(t, bin(t, "waczpack"), nil, "validate", wacz); code != 0 {
 		t.Fatalf("validate: exit %d: %s%s", code, out, stderr)
 	}
 	if got := wzReplayTitle(t, wacz, "http://example.com/"); got != "Example Domain" {
@@ -274,9 +218,9 @@ func TestReplayARCStdin(t *testing.T) {
 // `cdx-index` prints for the fixture WARCs (the ones warcio.js indexes
 // without complaint).
 func TestIndexMatchesWarcio(t *testing.T) {
-	root := wzRepoRoot(t)
-	warcio := filepath.Join(root, "scripts/npm/node_modules/.bin/warcio")
-	if _, err := os.Stat(warcio); err != nil {
+	root := repoRoot()
+	warcio := warcioCLI()
+	if warcio == "" {
 		t.Skip("warcio.js not installed (scripts/peers.sh)")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
@@ -289,12 +233,12 @@ func TestIndexMatchesWarcio(t *testing.T) {
 		if err != nil {
 			t.Fatalf("warcio cdx-index %s: %v", name, err)
 		}
-		got, stderr, code := wzRun(t, nil, "index", path)
+		got, stderr, code := run(t, bin(t, "waczpack"), nil, "index", path)
 		if code != 0 {
 			t.Errorf("%s: exit %d: %s", name, code, stderr)
 			continue
 		}
-		if got != string(want) {
+		if !bytes.Equal(got, want) {
 			t.Errorf("%s: waczpack index\n%s\nwarcio.js cdx-index\n%s", name, got, want)
 		}
 	}
@@ -305,15 +249,15 @@ func TestIndexMatchesWarcio(t *testing.T) {
 // (sorted), whatever the input was (a wget WARC copied as it is, an ARC
 // converted).
 func TestIndexInsideWACZMatchesWarcio(t *testing.T) {
-	root := wzRepoRoot(t)
-	warcio := filepath.Join(root, "scripts/npm/node_modules/.bin/warcio")
-	if _, err := os.Stat(warcio); err != nil {
+	root := repoRoot()
+	warcio := warcioCLI()
+	if warcio == "" {
 		t.Skip("warcio.js not installed (scripts/peers.sh)")
 	}
 	for _, name := range []string{"example.warc.gz", "example.arc.gz", "example-bad-non-chunked.warc.gz", "post-test.warc.gz"} {
 		dir := t.TempDir()
 		wacz := filepath.Join(dir, "x.wacz")
-		if _, se, code := wzRun(t, nil, "-o", wacz, filepath.Join(root, "testdata/wacz", name)); code != 0 {
+		if _, se, code := run(t, bin(t, "waczpack"), nil, "-o", wacz, filepath.Join(root, "testdata/wacz", name)); code != 0 {
 			t.Fatalf("%s: %s", name, se)
 		}
 		if err := exec.Command("unzip", "-q", "-d", dir, wacz).Run(); err != nil {
@@ -349,7 +293,7 @@ func TestIndexInsideWACZMatchesWarcio(t *testing.T) {
 // output file) on a truncated WARC, garbage on stdin and a non-zip given to
 // validate.
 func TestBadInputBinary(t *testing.T) {
-	root := wzRepoRoot(t)
+	root := repoRoot()
 	warc, _ := os.ReadFile(filepath.Join(root, "testdata/wacz/example.warc.gz"))
 	dir := t.TempDir()
 	cut := filepath.Join(dir, "cut.warc.gz")
@@ -366,7 +310,7 @@ func TestBadInputBinary(t *testing.T) {
 		{"non-zip", nil, []string{"validate", cut}, "waczpack: " + cut + ": not a readable zip file"},
 	}
 	for _, c := range cases {
-		_, se, code := wzRun(t, c.stdin, c.args...)
+		_, se, code := run(t, bin(t, "waczpack"), c.stdin, c.args...)
 		if code != 1 || !strings.HasPrefix(se, strings.SplitN(c.msg, cut, 2)[0]) || !strings.Contains(se, c.msg) || strings.Count(se, "\n") != 1 {
 			t.Errorf("%s: exit %d, stderr %q", c.name, code, se)
 		}

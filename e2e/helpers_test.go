@@ -1,0 +1,146 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/arcport/arcport/lib/arc"
+	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/warc"
+)
+
+// repoRoot is the repository's top directory (the parent of e2e/).
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// build holds the binaries of cmd/, built once per test run.
+var build struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// TestMain removes the binaries built for the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if build.dir != "" {
+		os.RemoveAll(build.dir)
+	}
+	os.Exit(code)
+}
+
+// bin returns the path of the arcport command name (arc2warc, mirrorget,
+// waczpack...). The first call builds every command of cmd/.
+func bin(t *testing.T, name string) string {
+	t.Helper()
+	build.once.Do(func() {
+		if build.dir, build.err = os.MkdirTemp("", "arcport-e2e-"); build.err != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", build.dir, "./cmd/...")
+		cmd.Dir = repoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			build.err = fmt.Errorf("go build ./cmd/...: %v\n%s", err, out)
+		}
+	})
+	if build.err != nil {
+		t.Fatal(build.err)
+	}
+	return filepath.Join(build.dir, name)
+}
+
+// run runs the binary bin with args and stdin (no input when nil) and
+// returns what it wrote and its exit status.
+func run(t *testing.T, bin string, stdin []byte, args ...string) (stdout []byte, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes(), errb.String(), code
+}
+
+// warcioCLI returns the path of the npm warcio CLI (warcio.js, the indexer
+// behind ReplayWeb.page), or "" when it is not installed (make peers).
+func warcioCLI() string {
+	p := filepath.Join(repoRoot(), "scripts/npm/node_modules/.bin/warcio")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// capture is a record read back, with its block.
+type capture struct {
+	rec  *record.Record
+	body []byte
+}
+
+// readWARC reads a WARC with lib/warc strictly, verifying digests; any
+// problem fails the test.
+func readWARC(t *testing.T, data []byte) []capture {
+	t.Helper()
+	r, err := warc.NewReader(bytes.NewReader(data), warc.WithPolicy(record.Fail), warc.WithVerifyDigests(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []capture
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("reading the WARC back: %v", err)
+		}
+		c := capture{rec: rec}
+		if rec.Block != nil {
+			if c.body, err = io.ReadAll(rec.Block); err != nil {
+				t.Fatalf("reading the WARC back: block: %v", err)
+			}
+		}
+		out = append(out, c)
+	}
+}
+
+// readARC reads an ARC with lib/arc under policy; an error from Next fails
+// the test, one reading a block is left to the caller's comparisons.
+func readARC(t *testing.T, data []byte, policy record.Policy) []capture {
+	t.Helper()
+	r, err := arc.NewReader(bytes.NewReader(data), arc.WithPolicy(policy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []capture
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("reading the ARC: %v", err)
+		}
+		c := capture{rec: rec}
+		if rec.Block != nil {
+			c.body, _ = io.ReadAll(rec.Block)
+		}
+		out = append(out, c)
+	}
+}
