@@ -38,14 +38,15 @@ async function main() {
     page.on("pageerror", (e) => log.push(`pageerror: ${e}`));
     await page.goto(base.replace(/\/$/, "") + "/index.html", { waitUntil: "load" });
     const deadline = Date.now() + timeout;
-    const want = target.replace(/^https?:\/\//, "");
+    const want = target.replace(/^https?:\/\//, "").replace(/#.*$/, "");
     while (Date.now() < deadline && title === null) {
       for (const f of page.frames()) {
         const u = f.url();
         // replayed content lives at .../w/<coll>/<timestamp>mp_/<url>
         const i = u.indexOf("mp_/");
         if (i < 0) continue;
-        if (!u.slice(i + 4).replace(/^https?:\/\//, "").startsWith(want)) continue;
+        // the page itself, not a frame it embeds (whose URL may start the same)
+        if (u.slice(i + 4).replace(/^https?:\/\//, "").replace(/#.*$/, "") !== want) continue;
         try {
           const t = await f.evaluate(() => document.readyState === "complete" ? document.title : null);
           if (t) { title = t; frameURL = u; break; }
