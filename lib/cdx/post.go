@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/arcport/arcport/lib/internal/ascii"
 )
 
 // This file is warcio.js postToGetUrl (src/lib/utils.ts): the body of a
@@ -73,10 +75,10 @@ func decodeURI(s string) (string, bool) {
 		if i+2 >= len(s) {
 			return 0, false
 		}
-		if s[i] != '%' || !isHexDigit(s[i+1]) || !isHexDigit(s[i+2]) {
+		if s[i] != '%' || !ascii.IsHex(s[i+1]) || !ascii.IsHex(s[i+2]) {
 			return 0, false
 		}
-		return unhexDigit(s[i+1])<<4 | unhexDigit(s[i+2]), true
+		return ascii.Unhex(s[i+1])<<4 | ascii.Unhex(s[i+2]), true
 	}
 	var b strings.Builder
 	b.Grow(len(s))
@@ -123,20 +125,6 @@ func decodeURI(s string) (string, bool) {
 		b.Write(oct)
 	}
 	return b.String(), true
-}
-
-func isHexDigit(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-func unhexDigit(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
 }
 
 // searchParams is a URLSearchParams object.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/idna"
+
+	"github.com/arcport/arcport/lib/internal/ascii"
 )
 
 // ErrNotHTTP is returned by Canonicalize for URLs that are not absolute
@@ -152,20 +154,6 @@ func needsIDNA(h string) bool {
 
 const upperHex = "0123456789ABCDEF"
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
-}
-
 func isUnreserved(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		c == '-' || c == '.' || c == '_' || c == '~'
@@ -187,8 +175,8 @@ func normPct(s, keep string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			v := unhex(s[i+1])<<4 | unhex(s[i+2])
+		case c == '%' && i+2 < len(s) && ascii.IsHex(s[i+1]) && ascii.IsHex(s[i+2]):
+			v := ascii.Unhex(s[i+1])<<4 | ascii.Unhex(s[i+2])
 			if isUnreserved(v) {
 				b.WriteByte(v)
 			} else {
@@ -216,7 +204,7 @@ func escapeLoose(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' || c == '^' || c == '`' || c == '{' || c == '|' || c == '}' ||
-			(c == '%' && !(i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]))) {
+			(c == '%' && !(i+2 < len(s) && ascii.IsHex(s[i+1]) && ascii.IsHex(s[i+2]))) {
 			need = true
 			break
 		}
@@ -239,7 +227,7 @@ func escapeLoose(s string) string {
 	for i := start; i < len(s); i++ {
 		c := s[i]
 		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' || c == '^' || c == '`' || c == '{' || c == '|' || c == '}' ||
-			(c == '%' && !(i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]))) {
+			(c == '%' && !(i+2 < len(s) && ascii.IsHex(s[i+1]) && ascii.IsHex(s[i+2]))) {
 			b.WriteByte('%')
 			b.WriteByte(upperHex[c>>4])
 			b.WriteByte(upperHex[c&15])

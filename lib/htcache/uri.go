@@ -1,6 +1,10 @@
 package htcache
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/arcport/arcport/lib/internal/ascii"
+)
 
 // URI returns the URL name (raw bytes as HTTrack stores them: UTF-8 or other
 // bytes, spaces, and so on) as an RFC 3986 URI: every byte outside the
@@ -34,7 +38,7 @@ func URI(name string) string {
 		case c == '[' || c == ']':
 			keep = i < authEnd
 		case c == '%':
-			keep = i+2 < len(name) && isHex(name[i+1]) && isHex(name[i+2])
+			keep = i+2 < len(name) && ascii.IsHex(name[i+1]) && ascii.IsHex(name[i+2])
 		}
 		if keep {
 			b.WriteByte(c)
@@ -45,10 +49,6 @@ func URI(name string) string {
 		}
 	}
 	return b.String()
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // hasScheme reports whether s starts with "scheme://".
@@ -74,22 +74,12 @@ func unescape(s string) string {
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+		if s[i] == '%' && i+2 < len(s) && ascii.IsHex(s[i+1]) && ascii.IsHex(s[i+2]) {
+			b.WriteByte(ascii.Unhex(s[i+1])<<4 | ascii.Unhex(s[i+2]))
 			i += 2
 			continue
 		}
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
 }

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/arcport/arcport/lib/internal/ascii"
 )
 
 // maxRefLen bounds how much of one CSS/JS string or url() is kept in memory;
@@ -93,18 +95,18 @@ func (s *scanner) cssEscape(v *valueBuf, inString bool) {
 	if !ok {
 		return
 	}
-	if isHex(c) {
-		r := rune(hexVal(c))
+	if ascii.IsHex(c) {
+		r := rune(ascii.Unhex(c))
 		for i := 1; i < 6; i++ {
 			d, ok := s.next()
 			if !ok {
 				break
 			}
-			if !isHex(d) {
+			if !ascii.IsHex(d) {
 				s.back()
 				break
 			}
-			r = r<<4 | rune(hexVal(d))
+			r = r<<4 | rune(ascii.Unhex(d))
 		}
 		if d, ok := s.next(); ok {
 			if d == '\r' {
@@ -132,16 +134,6 @@ func (s *scanner) cssEscape(v *valueBuf, inString bool) {
 		return
 	}
 	v.add(c)
-}
-
-func hexVal(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
 }
 
 // cssString reads a string after its opening quote; it returns the span of

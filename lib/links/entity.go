@@ -3,6 +3,8 @@ package links
 import (
 	"html"
 	"strings"
+
+	"github.com/arcport/arcport/lib/internal/ascii"
 )
 
 // decoded is a text decoded from raw source bytes, with the source offset of
@@ -88,7 +90,7 @@ func charRef(b []byte) (int, string) {
 			j++
 		}
 		start := j
-		for j < len(b) && j-start < 16 && (hex && isHex(b[j]) || !hex && '0' <= b[j] && b[j] <= '9') {
+		for j < len(b) && j-start < 16 && (hex && ascii.IsHex(b[j]) || !hex && '0' <= b[j] && b[j] <= '9') {
 			j++
 		}
 		if j == start {

@@ -4,6 +4,8 @@ import (
 	"io"
 	"net/url"
 	"strings"
+
+	"github.com/arcport/arcport/lib/internal/ascii"
 )
 
 // jsSafeBefore holds the characters that may precede a string literal for it
@@ -188,10 +190,10 @@ func (s *scanner) jsEscape(v *valueBuf) {
 			n := 0
 			for {
 				e, ok := s.next()
-				if !ok || e == '}' || !isHex(e) || n > 6 {
+				if !ok || e == '}' || !ascii.IsHex(e) || n > 6 {
 					break
 				}
-				r = r<<4 | rune(hexVal(e))
+				r = r<<4 | rune(ascii.Unhex(e))
 				n++
 			}
 			v.addRune(r)
@@ -213,11 +215,11 @@ func (s *scanner) hexDigits(n int) (rune, bool) {
 		if !ok {
 			return 0, false
 		}
-		if !isHex(c) {
+		if !ascii.IsHex(c) {
 			s.back()
 			return 0, false
 		}
-		r = r<<4 | rune(hexVal(c))
+		r = r<<4 | rune(ascii.Unhex(c))
 	}
 	return r, true
 }

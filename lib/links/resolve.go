@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/arcport/arcport/lib/internal/ascii"
 )
 
 // Resolve resolves a link value against base as a browser would (WHATWG URL
@@ -136,10 +138,6 @@ func backslashes(s string) string {
 	return strings.ReplaceAll(s[:end], `\`, "/") + s[end:]
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
 // escapeRef percent-encodes what url.Parse would refuse or a browser would
 // encode: controls, space, non-ASCII, "<>`{}|^ and '%' not starting an escape.
 func escapeRef(s string) string {
@@ -194,7 +192,7 @@ func refNeedsEscape(s string, i int) bool {
 	case c == '"' || c == '<' || c == '>' || c == '`' || c == '{' || c == '}' || c == '|' || c == '^':
 		return true
 	case c == '%':
-		return i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2])
+		return i+2 >= len(s) || !ascii.IsHex(s[i+1]) || !ascii.IsHex(s[i+2])
 	}
 	return false
 }
@@ -246,11 +244,11 @@ func normalizePct(s string) string {
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c != '%' || i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+		if c != '%' || i+2 >= len(s) || !ascii.IsHex(s[i+1]) || !ascii.IsHex(s[i+2]) {
 			b.WriteByte(c)
 			continue
 		}
-		d := hexVal(s[i+1])<<4 | hexVal(s[i+2])
+		d := ascii.Unhex(s[i+1])<<4 | ascii.Unhex(s[i+2])
 		if isUnreserved(d) {
 			b.WriteByte(d)
 		} else {

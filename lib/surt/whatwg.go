@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/arcport/arcport/lib/internal/ascii"
 )
 
 // parsed holds the parts of a special (http/https) URL that a SURT key uses,
@@ -250,28 +252,14 @@ func percentDecode(s string) string {
 	}
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+		if s[i] == '%' && i+2 < len(s) && ascii.IsHex(s[i+1]) && ascii.IsHex(s[i+2]) {
+			b = append(b, ascii.Unhex(s[i+1])<<4|ascii.Unhex(s[i+2]))
 			i += 2
 			continue
 		}
 		b = append(b, s[i])
 	}
 	return string(b)
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
 }
 
 // parseHost is the WHATWG host parser for special URLs, returning the
@@ -453,8 +441,8 @@ func parseIPv6(s string) ([8]uint16, bool) {
 			continue
 		}
 		value, length := 0, 0
-		for length < 4 && at(i) != -1 && isHex(byte(at(i))) {
-			value = value*16 + int(unhex(byte(at(i))))
+		for length < 4 && at(i) != -1 && ascii.IsHex(byte(at(i))) {
+			value = value*16 + int(ascii.Unhex(byte(at(i))))
 			i++
 			length++
 		}
