@@ -235,31 +235,12 @@ func TestHTTrackUpdatesFromOurCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		er, _ := c.Entries()
 		tmp := filepath.Join(dir, "hts-cache", "ours.zip")
 		f, err := os.Create(tmp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		zw := NewWriter(f)
-		for {
-			e, err := er.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			rc, _ := e.OpenStored()
-			if err := zw.Add(e.Name, &e.Meta, rc); err != nil {
-				t.Fatal(err)
-			}
-			rc.Close()
-		}
-		zw.SetComment(c.ScanSummary().Comment)
-		if err := zw.Close(); err != nil {
-			t.Fatal(err)
-		}
+		copyCache(t, c, f)
 		f.Close()
 		c.Close()
 		orig, _ := os.ReadFile(zipPath)

@@ -77,7 +77,13 @@ type nonSeeker struct{ io.Writer }
 // copyGarden writes every garden entry through Writer onto w.
 func copyGarden(t *testing.T, w io.Writer) {
 	t.Helper()
-	c := openGarden(t)
+	copyCache(t, openGarden(t), w)
+}
+
+// copyCache writes every entry of c, with its stored data and c's zip
+// comment, through Writer onto w.
+func copyCache(t *testing.T, c *Cache, w io.Writer) {
+	t.Helper()
 	er, err := c.Entries()
 	if err != nil {
 		t.Fatal(err)
