@@ -35,7 +35,9 @@ func cutOffsets(name string, n, every, spread int, interesting []int64) []int {
 		set[int(int64(i)*int64(n)/int64(spread))] = true
 	}
 	for _, o := range interesting {
-		for d := int64(-2); d <= 2; d++ {
+		// -2..+8: the bytes before a record and its member's header (a
+		// zstd frame cut after its magic once hung waczpack create).
+		for d := int64(-2); d <= 8; d++ {
 			if p := o + d; p >= 0 && p < int64(n) {
 				set[int(p)] = true
 			}
