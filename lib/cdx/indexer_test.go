@@ -13,39 +13,14 @@ import (
 	"testing"
 
 	"github.com/arcport/arcport/lib/arc"
+	"github.com/arcport/arcport/lib/internal/peertest"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
 )
 
-// warcioCLI finds the warcio.js command line tool (ARCPORT_WARCIO names
-// the npm package directory, else scripts/npm/node_modules/warcio above
-// this package).
-func warcioCLI(t testing.TB) (node, cli string) {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed: skipping comparison with warcio.js")
-	}
-	dir := os.Getenv("ARCPORT_WARCIO")
-	if dir == "" {
-		wd, _ := os.Getwd()
-		for d := wd; ; d = filepath.Dir(d) {
-			p := filepath.Join(d, "scripts", "npm", "node_modules", "warcio")
-			if _, err := os.Stat(filepath.Join(p, "dist", "cli.js")); err == nil {
-				dir = p
-				break
-			}
-			if filepath.Dir(d) == d {
-				t.Skip("npm warcio not installed (scripts/npm/node_modules/warcio): skipping comparison with warcio.js")
-			}
-		}
-	}
-	return node, filepath.Join(dir, "dist", "cli.js")
-}
-
 // peerIndex runs `warcio cdx-index` on path and more arguments.
 func peerIndex(t testing.TB, path string, more ...string) []string {
-	node, cli := warcioCLI(t)
+	node, cli := peertest.WarcioCLI(t)
 	cmd := exec.Command(node, append([]string{cli, "cdx-index", path}, more...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -186,7 +161,7 @@ var (
 // peerAll runs warcio.js cdx-index once per format over all fixtures and
 // splits its output by file.
 func peerAll(t *testing.T) (cdxj, cdx map[string][]string) {
-	warcioCLI(t)
+	peertest.WarcioCLI(t)
 	peerOnce.Do(func() {
 		var paths []string
 		for _, name := range warcFixtures {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
 // genJSON writes a random JSON value with the features warcio's walk
@@ -94,7 +96,7 @@ func genBody(r *rand.Rand, ct string) []byte {
 // TestPostToGetDifferential compares postToGet with warcio.js postToGetUrl
 // on 3000 generated requests.
 func TestPostToGetDifferential(t *testing.T) {
-	node, cli := warcioCLI(t)
+	node, cli := peertest.WarcioCLI(t)
 	dir := filepath.Dir(filepath.Dir(cli))
 	cts := []string{"application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded",
 		"application/x-www-form-urlencoded; charset=UTF-8", "multipart/form-data; boundary=----WebKitFormBoundaryABC",

@@ -9,43 +9,19 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
 var update = flag.Bool("update", false, "regenerate testdata/golden.jsonl by running warcio.js getSurt")
 
-// warcio finds node and the npm warcio package (ARCPORT_WARCIO or
-// scripts/npm/node_modules/warcio above the package directory).
-func warcio(t testing.TB) (node, dir string) {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed: skipping comparison with warcio.js")
-	}
-	if d := os.Getenv("ARCPORT_WARCIO"); d != "" {
-		return node, d
-	}
-	wd, _ := os.Getwd()
-	for d := wd; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "scripts", "npm", "node_modules", "warcio")
-		if _, err := os.Stat(filepath.Join(p, "dist", "index.js")); err == nil {
-			return node, p
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	t.Skip("npm warcio not installed (scripts/npm/node_modules/warcio): skipping comparison with warcio.js")
-	return "", ""
-}
-
 // peerSurt runs warcio.js getSurt on every URL.
 func peerSurt(t testing.TB, urls []string) []string {
 	t.Helper()
-	node, dir := warcio(t)
+	node, dir := peertest.Warcio(t)
 	var in bytes.Buffer
 	for _, u := range urls {
 		b, _ := json.Marshal(u)

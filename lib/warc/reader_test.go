@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/arcport/arcport/lib/httpmsg"
+	"github.com/arcport/arcport/lib/internal/peertest"
 	"github.com/arcport/arcport/lib/record"
 )
 
@@ -226,14 +227,8 @@ func TestContinuationLines(t *testing.T) {
 // warcio.js reads: version line, header fields in order, block bytes, and
 // offsets where warcio's offsets are meaningful.
 func TestAgainstWarcioJS(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed: skipping the warcio.js peer comparison")
-	}
-	mods, _ := filepath.Abs("../../scripts/npm/node_modules")
-	if _, err := os.Stat(filepath.Join(mods, "warcio")); err != nil {
-		t.Skip("npm warcio not installed in scripts/npm/node_modules: skipping the peer comparison")
-	}
+	node, dir := peertest.Warcio(t)
+	mods := filepath.Dir(dir) // NODE_PATH for warciojs-dump.cjs
 	// warcio.js stops after the first record of example-wrong-chunks and
 	// gives every record of the whole-file gzip the file's length as offset.
 	onlyFirst := map[string]bool{"example-wrong-chunks.warc.gz": true}

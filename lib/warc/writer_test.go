@@ -19,6 +19,7 @@ import (
 
 	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/internal/compio"
+	"github.com/arcport/arcport/lib/internal/peertest"
 	"github.com/arcport/arcport/lib/record"
 )
 
@@ -373,13 +374,7 @@ func TestZstdDict(t *testing.T) {
 // each compression: it must list every record at the offsets OnWritten
 // reported, and cdx-index must find the payload digests we computed.
 func TestWarcioReadsOutput(t *testing.T) {
-	bin, _ := filepath.Abs("../../scripts/npm/node_modules/.bin/warcio")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skip("npm warcio not installed in scripts/npm/node_modules")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node not installed")
-	}
+	node, cli := peertest.WarcioCLI(t)
 	var all []gotRecord
 	for _, f := range cleanFixtures {
 		recs, _, _ := readAllFrom(t, readFixture(t, f), f)
@@ -395,7 +390,7 @@ func TestWarcioReadsOutput(t *testing.T) {
 			if err := os.WriteFile(path, out, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			res, err := exec.Command(bin, "index", path, "-f", "offset", "-f", "warc-type", "-f", "warc-record-id", "-f", "warc-payload-digest").CombinedOutput()
+			res, err := exec.Command(node, cli, "index", path, "-f", "offset", "-f", "warc-type", "-f", "warc-record-id", "-f", "warc-payload-digest").CombinedOutput()
 			if err != nil {
 				t.Fatalf("warcio index: %v\n%s", err, res)
 			}

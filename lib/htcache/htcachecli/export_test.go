@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/arcport/arcport/lib/arc"
+	"github.com/arcport/arcport/lib/internal/peertest"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
 )
@@ -100,11 +101,8 @@ func TestExportWARC(t *testing.T) {
 	checkResponses(t, wr.Next)
 
 	// warcio.js, the indexer ReplayWeb.page uses, sees the same records.
-	warcio := filepath.Join("..", "..", "..", "scripts", "npm", "node_modules", ".bin", "warcio")
-	if _, err := os.Stat(warcio); err != nil {
-		t.Skip("warcio.js not installed (scripts/npm)")
-	}
-	out, err := exec.Command(warcio, "index", dst).Output()
+	node, warcio := peertest.WarcioCLI(t)
+	out, err := exec.Command(node, warcio, "index", dst).Output()
 	if err != nil {
 		t.Fatalf("warcio index: %v", err)
 	}
