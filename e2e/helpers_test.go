@@ -101,23 +101,7 @@ func readWARC(t *testing.T, data []byte) []capture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []capture
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("reading the WARC back: %v", err)
-		}
-		c := capture{rec: rec}
-		if rec.Block != nil {
-			if c.body, err = io.ReadAll(rec.Block); err != nil {
-				t.Fatalf("reading the WARC back: block: %v", err)
-			}
-		}
-		out = append(out, c)
-	}
+	return readAll(t, r, "reading the WARC back", true)
 }
 
 // readARC reads an ARC with lib/arc under policy; an error from Next fails
@@ -128,6 +112,14 @@ func readARC(t *testing.T, data []byte, policy record.Policy) []capture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return readAll(t, r, "reading the ARC", false)
+}
+
+// readAll reads every record of r with its block. An error from Next fails
+// the test (the message starts with what), as does one reading a block if
+// blockErrs is set.
+func readAll(t *testing.T, r record.Reader, what string, blockErrs bool) []capture {
+	t.Helper()
 	var out []capture
 	for {
 		rec, err := r.Next()
@@ -135,11 +127,13 @@ func readARC(t *testing.T, data []byte, policy record.Policy) []capture {
 			return out
 		}
 		if err != nil {
-			t.Fatalf("reading the ARC: %v", err)
+			t.Fatalf("%s: %v", what, err)
 		}
 		c := capture{rec: rec}
 		if rec.Block != nil {
-			c.body, _ = io.ReadAll(rec.Block)
+			if c.body, err = io.ReadAll(rec.Block); err != nil && blockErrs {
+				t.Fatalf("%s: block: %v", what, err)
+			}
 		}
 		out = append(out, c)
 	}
