@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -1014,15 +1013,7 @@ func TestCookiesSent(t *testing.T) {
 		}
 		html(w, "ok")
 	}))
-	f, err := os.Open("../../testdata/crawl/cookies.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	jar := NewJar()
-	if err := LoadCookies(jar, f, "cookies.txt"); err != nil {
-		t.Fatal(err)
-	}
+	jar := loadTestCookies(t)
 	cfg := testConfig(srv.URL + "/")
 	cfg.Robots = false
 	cfg.Jar = jar

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -253,7 +254,9 @@ func TestTraps(t *testing.T) {
 	}
 }
 
-func TestLoadCookies(t *testing.T) {
+// loadTestCookies loads testdata/crawl/cookies.txt into a new jar.
+func loadTestCookies(t *testing.T) http.CookieJar {
+	t.Helper()
 	f, err := os.Open("../../testdata/crawl/cookies.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -263,6 +266,11 @@ func TestLoadCookies(t *testing.T) {
 	if err := LoadCookies(jar, f, "cookies.txt"); err != nil {
 		t.Fatal(err)
 	}
+	return jar
+}
+
+func TestLoadCookies(t *testing.T) {
+	jar := loadTestCookies(t)
 	tests := []struct{ url, want string }{
 		{"http://127.0.0.1/", "session=abc123"},
 		{"http://127.0.0.1/private/x", "auth=secret; session=abc123"},
