@@ -361,7 +361,6 @@ func TestInterruptMirrorget(t *testing.T) {
 // the end of input, convert, commit x.warc.gz and exit 1 before the signal
 // handler runs: a file under the final name after an interrupt.
 func TestKnownSignalEOFRace(t *testing.T) {
-	t.Skip(knownSignalEOFRace)
 	for _, ic := range interruptCases(t) {
 		if ic.stdin == "" || ic.final == "" {
 			continue

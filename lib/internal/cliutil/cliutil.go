@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -122,30 +124,48 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 	return a, nil
 }
 
-// Commit flushes, closes and renames the file to its final name.
+// Commit flushes, closes and renames the file to its final name. If a
+// termination signal has arrived, Commit does not rename: the signal handler
+// removes the temporary file and ends the process (status 130 or 143).
 func (a *AtomicFile) Commit() error {
 	if a.done {
 		return nil
 	}
 	a.done = true
-	defer unregisterCleanup(a.File.Name())
+	name := a.File.Name()
+	fail := func(err error) error {
+		os.Remove(name)
+		unregisterCleanup(name)
+		return err
+	}
 	if err := a.File.Sync(); err != nil {
 		a.File.Close()
-		os.Remove(a.File.Name())
-		return err
+		return fail(err)
 	}
 	if err := a.File.Close(); err != nil {
-		os.Remove(a.File.Name())
+		return fail(err)
+	}
+	if err := os.Chmod(name, 0o644); err != nil {
+		return fail(err)
+	}
+	// Let a signal that arrived with the end of the input (Ctrl-C on a
+	// pipeline) reach the handler before deciding, then decide under the
+	// lock the handler takes: either the rename happens first and the file
+	// is complete, or the handler removes it and the rename never happens.
+	runtime.Gosched()
+	sigMu.Lock()
+	defer sigMu.Unlock()
+	select {
+	case s := <-sigCh:
+		handleSignal(s) // does not return
+	default:
+	}
+	if err := os.Rename(name, a.final); err != nil {
+		os.Remove(name)
+		delete(tempFiles, name)
 		return err
 	}
-	if err := os.Chmod(a.File.Name(), 0o644); err != nil {
-		os.Remove(a.File.Name())
-		return err
-	}
-	if err := os.Rename(a.File.Name(), a.final); err != nil {
-		os.Remove(a.File.Name())
-		return err
-	}
+	delete(tempFiles, name)
 	return nil
 }
 
@@ -161,51 +181,47 @@ func (a *AtomicFile) Abort() {
 	unregisterCleanup(a.File.Name())
 }
 
+// Temporary files to remove when SIGINT or SIGTERM arrives. sigMu is held
+// while the handler removes them and exits, and while Commit renames, so the
+// two never interleave.
 var (
-	cleanupCh    = make(chan cleanupReq)
-	cleanupStart = make(chan struct{}, 1)
+	sigMu     sync.Mutex
+	tempFiles = map[string]bool{}
+	sigCh     = make(chan os.Signal, 1)
+	sigOnce   sync.Once
 )
 
-type cleanupReq struct {
-	name string
-	add  bool
-}
-
 func registerCleanup(name string) {
-	select {
-	case cleanupStart <- struct{}{}:
-		go cleanupLoop()
-	default:
-	}
-	cleanupCh <- cleanupReq{name, true}
+	sigOnce.Do(func() {
+		signal.Notify(sigCh, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			s := <-sigCh
+			sigMu.Lock()
+			handleSignal(s)
+		}()
+	})
+	sigMu.Lock()
+	tempFiles[name] = true
+	sigMu.Unlock()
 }
 
-func unregisterCleanup(name string) { cleanupCh <- cleanupReq{name, false} }
+func unregisterCleanup(name string) {
+	sigMu.Lock()
+	delete(tempFiles, name)
+	sigMu.Unlock()
+}
 
-// cleanupLoop removes registered temp files when a termination signal
-// arrives, then exits with 130 (SIGINT) or 143 (SIGTERM) like a shell would.
-func cleanupLoop() {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	files := map[string]bool{}
-	for {
-		select {
-		case r := <-cleanupCh:
-			if r.add {
-				files[r.name] = true
-			} else {
-				delete(files, r.name)
-			}
-		case s := <-sig:
-			for f := range files {
-				os.Remove(f)
-			}
-			if s == syscall.SIGTERM {
-				os.Exit(143)
-			}
-			os.Exit(130)
-		}
+// handleSignal removes the registered temporary files and exits with 130
+// (SIGINT) or 143 (SIGTERM) like a shell would. sigMu must be held; it is
+// never released, so no Commit can rename after this point.
+func handleSignal(s os.Signal) {
+	for f := range tempFiles {
+		os.Remove(f)
 	}
+	if s == syscall.SIGTERM {
+		os.Exit(143)
+	}
+	os.Exit(130)
 }
 
 // OpenInput opens name for reading; "" and "-" mean stdin.

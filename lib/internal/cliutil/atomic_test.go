@@ -1,0 +1,107 @@
+package cliutil
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The child half of the signal tests: runs when CLIUTIL_CHILD is set.
+func init() {
+	mode := os.Getenv("CLIUTIL_CHILD")
+	if mode == "" {
+		return
+	}
+	out := os.Getenv("CLIUTIL_OUT")
+	f, err := CreateAtomic(out)
+	if err != nil {
+		os.Exit(3)
+	}
+	f.WriteString("partial")
+	switch mode {
+	case "signal-then-commit":
+		// The signal arrives just before the output is committed, as when
+		// Ctrl-C on a pipeline ends the input at the same moment.
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		if err := f.Commit(); err != nil {
+			os.Exit(4)
+		}
+		os.Exit(0)
+	case "wait":
+		os.Stdout.WriteString("ready\n")
+		time.Sleep(30 * time.Second)
+		os.Exit(5)
+	case "commit":
+		if err := f.Commit(); err != nil {
+			os.Exit(4)
+		}
+		os.Exit(0)
+	}
+}
+
+func runChild(t *testing.T, mode string, sig os.Signal) (code int, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CLIUTIL_CHILD="+mode, "CLIUTIL_OUT="+filepath.Join(dir, "out.warc"), "GOMAXPROCS=1")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if sig != nil {
+		buf := make([]byte, 6)
+		stdout.Read(buf)
+		cmd.Process.Signal(sig)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), dir
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, dir
+}
+
+func listDir(t *testing.T, dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestAtomicCommit(t *testing.T) {
+	code, dir := runChild(t, "commit", nil)
+	if names := listDir(t, dir); code != 0 || len(names) != 1 || names[0] != "out.warc" {
+		t.Fatalf("exit %d, files %v", code, names)
+	}
+}
+
+func TestAtomicSignals(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		sig  os.Signal
+		code int
+	}{
+		{"wait", syscall.SIGINT, 130},
+		{"wait", syscall.SIGTERM, 143},
+		{"signal-then-commit", nil, 130},
+	} {
+		for i := 0; i < 5; i++ {
+			code, dir := runChild(t, tc.mode, tc.sig)
+			if names := listDir(t, dir); code != tc.code || len(names) != 0 {
+				t.Fatalf("%s %v: exit %d, files left %v", tc.mode, tc.sig, code, names)
+			}
+		}
+	}
+}
