@@ -1,9 +1,12 @@
 // Command arcgen writes a deterministic, realistic-looking ARC file (version
-// 1, one gzip member per record) for scripts/bench.sh: HTML pages, images,
+// 1, one gzip member per record) or WARC 1.1 file (a warcinfo record, then
+// one gzip member per record) for scripts/bench.sh: HTML pages, images,
 // stylesheets and scripts, redirects and dns: records, with HTTP heads as
-// crawlers stored them. The same flags always give the same bytes.
+// crawlers stored them. The same flags always give the same bytes (WARC
+// record IDs are derived from the seed and the record number).
 //
 //	go run ./scripts/arcgen -o in.arc.gz -records 20000
+//	go run ./scripts/arcgen -format warc -o in.warc.gz -records 20000
 package main
 
 import (
@@ -18,15 +21,22 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/arcport/arcport/lib/arc"
 	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/warc"
 )
 
 func main() {
 	out := flag.String("o", "bench.arc.gz", "output file")
 	n := flag.Int("records", 20000, "number of capture records")
 	seed := flag.Uint64("seed", 1, "random seed")
+	format := flag.String("format", "arc", "arc or warc")
 	flag.Parse()
+	if *format != "arc" && *format != "warc" {
+		log.Fatalf("arcgen: -format %q: want arc or warc", *format)
+	}
 	f, err := os.Create(*out)
 	if err != nil {
 		log.Fatal(err)
@@ -34,9 +44,27 @@ func main() {
 	bw := bufio.NewWriterSize(f, 1<<20)
 	g := newGen(*seed)
 	start := time.Date(2009, 3, 1, 12, 0, 0, 0, time.UTC)
-	w := arc.NewWriter(bw, arc.WithARCFilename("IAH-20090301120000-00000-bench.arc.gz"), arc.WithARCDate(start), arc.WithOrigin("InternetArchive"))
+	var w record.Writer
+	if *format == "arc" {
+		w = arc.NewWriter(bw, arc.WithARCFilename("IAH-20090301120000-00000-bench.arc.gz"), arc.WithARCDate(start), arc.WithOrigin("InternetArchive"))
+	} else {
+		w = warc.NewWriter(bw)
+		info := "software: arcport arcgen\r\nformat: WARC File Format 1.1\r\nhostname: crawler.example.org\r\nisPartOf: bench\r\n"
+		if err := w.WriteRecord(&record.Record{Header: record.Header{
+			{Name: record.FieldType, Value: string(record.Warcinfo)},
+			{Name: record.FieldRecordID, Value: warcID(*seed, -1)},
+			{Name: record.FieldDate, Value: record.FormatDate(start, false)},
+			{Name: record.FieldFilename, Value: "IAH-20090301120000-00000-bench.warc.gz"},
+			{Name: record.FieldContentType, Value: "application/warc-fields"},
+		}, Block: bytes.NewReader([]byte(info))}); err != nil {
+			log.Fatal(err)
+		}
+	}
 	for i := 0; i < *n; i++ {
 		r := g.record(i, start.Add(time.Duration(i)*1300*time.Millisecond))
+		if *format == "warc" {
+			asWARC(r, warcID(*seed, i))
+		}
 		if err := w.WriteRecord(r); err != nil {
 			log.Fatal(err)
 		}
@@ -211,4 +239,19 @@ func mk(url, ip string, t time.Time, ctype string, body []byte, response bool) *
 	}
 	h = append(h, record.Field{Name: record.FieldContentLength, Value: strconv.Itoa(len(body))})
 	return &record.Record{Header: h, Block: bytes.NewReader(body)}
+}
+
+// warcID returns a WARC-Record-ID derived from the seed and record number i
+// (-1 for the warcinfo record), so the output is reproducible.
+func warcID(seed uint64, i int) string {
+	return "<urn:uuid:" + uuid.NewSHA1(uuid.NameSpaceURL, fmt.Appendf(nil, "arcgen/%d/%d", seed, i)).String() + ">"
+}
+
+// asWARC adds what a WARC record has and an ARC record does not: the record
+// ID and, for HTTP responses, the application/http content type.
+func asWARC(r *record.Record, id string) {
+	r.Header = append(r.Header, record.Field{Name: record.FieldRecordID, Value: id})
+	if r.Header.Get(record.FieldType) == string(record.Response) {
+		r.Header = append(r.Header, record.Field{Name: record.FieldContentType, Value: "application/http;msgtype=response"})
+	}
 }
