@@ -126,7 +126,7 @@ func newMGSite(t *testing.T) *mgSite {
 	}
 	add("/site/css/icons/x.png", "image/png", "\x89PNG\r\n\x1a\n")
 	for _, c := range []string{"applet/Clock.class", "applet/com/example/Hands.class"} {
-		b, err := os.ReadFile("../testdata/crawl/site/" + c)
+		b, err := os.ReadFile("../testdata/links/" + c) // compiled from the .java beside them
 		if err != nil {
 			t.Fatal(err)
 		}
