@@ -18,6 +18,19 @@ import (
 	"github.com/arcport/arcport/lib/warc"
 )
 
+// fixture is the path of a sample file: the ARC and WARC files lib/arc and
+// lib/warc test with (testdata/arc, testdata/warc), or the quirks.* files
+// made for this package (testdata/cdx).
+func fixture(name string) string {
+	switch {
+	case strings.HasPrefix(name, "quirks."):
+		return filepath.Join("../../testdata/cdx", name)
+	case strings.Contains(name, ".arc"):
+		return filepath.Join("../../testdata/arc", name)
+	}
+	return filepath.Join("../../testdata/warc", name)
+}
+
 // peerIndex runs `warcio cdx-index` on path and more arguments.
 func peerIndex(t testing.TB, path string, more ...string) []string {
 	node, cli := peertest.WarcioCLI(t)
@@ -165,7 +178,7 @@ func peerAll(t *testing.T) (cdxj, cdx map[string][]string) {
 	peerOnce.Do(func() {
 		var paths []string
 		for _, name := range warcFixtures {
-			paths = append(paths, filepath.Join("../../testdata/cdx", name))
+			paths = append(paths, fixture(name))
 		}
 		peerCDXJ = map[string][]string{}
 		for _, line := range peerIndex(t, paths[0], paths[1:]...) {
@@ -195,7 +208,7 @@ func TestIndexEqualsWarcio(t *testing.T) {
 	cdxj, _ := peerAll(t)
 	for _, name := range warcFixtures {
 		t.Run(name, func(t *testing.T) {
-			got := ourIndex(t, filepath.Join("../../testdata/cdx", name), false)
+			got := ourIndex(t, fixture(name), false)
 			want := append([]string(nil), cdxj[name]...)
 			got, want = ignoreKnown(t, name, got, want)
 			compareLines(t, got, want)
@@ -211,7 +224,7 @@ func TestCDX11EqualsWarcio(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			got := ourIndex(t, filepath.Join("../../testdata/cdx", name), true)
+			got := ourIndex(t, fixture(name), true)
 			compareLines(t, got, cdx[name])
 		})
 	}
@@ -258,7 +271,7 @@ func TestIndexFixtureValues(t *testing.T) {
 		}},
 		{"example-digest.warc", nil}, // requests only
 	} {
-		got := ourIndex(t, filepath.Join("../../testdata/cdx", c.file), false)
+		got := ourIndex(t, fixture(c.file), false)
 		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 			t.Errorf("%s:\n got  %q\n want %q", c.file, got, c.want)
 		}
@@ -268,7 +281,7 @@ func TestIndexFixtureValues(t *testing.T) {
 // TestWholeFileGzipOffsets: in a file gzipped as one member the records
 // have no offsets of their own; every entry points at the member.
 func TestWholeFileGzipOffsets(t *testing.T) {
-	got := ourIndex(t, "../../testdata/cdx/example-bad-non-chunked.warc.gz", false)
+	got := ourIndex(t, fixture("example-bad-non-chunked.warc.gz"), false)
 	if len(got) != 2 {
 		t.Fatalf("got %d entries, want 2: %q", len(got), got)
 	}
@@ -282,7 +295,7 @@ func TestWholeFileGzipOffsets(t *testing.T) {
 		}
 	}
 	// Everything but offset and length matches warcio.js.
-	want := peerIndex(t, "../../testdata/cdx/example-bad-non-chunked.warc.gz")
+	want := peerIndex(t, fixture("example-bad-non-chunked.warc.gz"))
 	for i := range want {
 		w, _ := ParseCDXJ([]byte(want[i]))
 		g, _ := ParseCDXJ([]byte(got[i]))
@@ -333,7 +346,7 @@ func TestARCIndex(t *testing.T) {
 		},
 	}
 	for name, w := range want {
-		path := filepath.Join("../../testdata/cdx", name)
+		path := fixture(name)
 		got := ourIndex(t, path, false)
 		compareLines(t, got, w)
 
@@ -421,7 +434,7 @@ func TestWarcioTimestamp(t *testing.T) {
 // no panic, no hang, entries always serialize to parseable CDXJ.
 func FuzzIndexer(f *testing.F) {
 	for _, name := range []string{"example.warc", "post-test.warc.gz", "quirks.warc"} {
-		b, err := os.ReadFile(filepath.Join("../../testdata/cdx", name))
+		b, err := os.ReadFile(fixture(name))
 		if err == nil {
 			if len(b) > 3000 {
 				b = b[:3000]
@@ -459,7 +472,7 @@ func TestPlainWithoutSource(t *testing.T) {
 		{"example.warc", []string{"1365", "942"}},
 		{"example-iana.org-chunked.warc", []string{"7970"}},
 	} {
-		r, f := openRecords(t, filepath.Join("../../testdata/cdx", c.file))
+		r, f := openRecords(t, fixture(c.file))
 		ix := NewIndexer(r, c.file)
 		var got []string
 		for {

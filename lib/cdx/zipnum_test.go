@@ -274,7 +274,7 @@ func TestZipNumFromIndexer(t *testing.T) {
 	s := NewSorter(WithChunkSize(2<<10), WithTempDir(t.TempDir()))
 	var all []string
 	for _, name := range []string{"example.warc.gz", "post-test.warc.gz", "quirks.warc.gz", "example-wget-bad-target-uri.warc.gz"} {
-		for _, l := range ourIndex(t, "../../testdata/cdx/"+name, false) {
+		for _, l := range ourIndex(t, fixture(name), false) {
 			all = append(all, l)
 			if err := s.Add([]byte(l)); err != nil {
 				t.Fatal(err)
