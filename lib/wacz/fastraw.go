@@ -517,7 +517,7 @@ func (in *inputRun) endFast() error {
 	var end int64
 	switch {
 	case !fs.gzOn && (size+4-int64(len(fs.pi.out)) <= piFinish || fs.verify && size <= piMax):
-		used, err := fs.pi.finish()
+		used, err := fs.pi.finish(int(size) + 4) // the record and its CRLF CRLF, nothing more
 		if err != nil || !onlyLineEnds(fs.pi.out, size) {
 			return in.handover(s, pr)
 		}

@@ -482,11 +482,21 @@ func (z *prefixInflater) dynamic() error {
 	return z.dist.build(lengths[nlen : nlen+ndist])
 }
 
-// finish decodes the rest of the member and checks the gzip trailer (CRC-32
-// and size). It returns how many compressed bytes the member took.
-func (z *prefixInflater) finish() (int64, error) {
-	if err := z.fill(int(^uint(0) >> 1)); err != nil {
+// errMemberLonger is returned by finish when the member decodes to more
+// than the bound it was given.
+var errMemberLonger = errors.New("gzip member longer than expected")
+
+// finish decodes the rest of the member, which must decode to at most max
+// bytes in all (the output is kept in memory: a member holding more than
+// expected, say a second record with a 300 MiB header line, must not be),
+// and checks the gzip trailer (CRC-32 and size). It returns how many
+// compressed bytes the member took.
+func (z *prefixInflater) finish(max int) (int64, error) {
+	if err := z.fill(max + 1); err != nil {
 		return 0, err
+	}
+	if !z.ended || len(z.out) > max {
+		return 0, errMemberLonger
 	}
 	// drop the bits left of the last byte, return whole bytes to the input
 	z.bits >>= z.nbits & 7

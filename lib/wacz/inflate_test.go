@@ -22,7 +22,7 @@ func gz(t testing.TB, data []byte, level int) []byte {
 }
 
 func TestPrefixInflater(t *testing.T) {
-	warc, _ := os.ReadFile(td + "example.warc")
+	warc, _ := os.ReadFile(fixture("example.warc"))
 	text := bytes.Repeat([]byte("The archive keeps every path that forks. "), 3000)
 	cases := map[string][]byte{
 		"empty":  nil,
@@ -49,18 +49,26 @@ func TestPrefixInflater(t *testing.T) {
 					t.Fatalf("%s/%d: prefix %d wrong (%d bytes out)", name, level, n, len(z.out))
 				}
 			}
-			used, err := z.finish()
+			used, err := z.finish(len(data))
 			if err != nil {
 				t.Fatalf("%s/%d: finish: %v", name, level, err)
 			}
 			if !bytes.Equal(z.out, data) || used != int64(len(member)) {
 				t.Errorf("%s/%d: %d bytes out (want %d), member %d bytes (want %d)", name, level, len(z.out), len(data), used, len(member))
 			}
+			// a member decoding to more than the bound is refused
+			// without decoding it all
+			if len(data) > 0 {
+				z.reset(bytes.NewReader(member))
+				if _, err := z.finish(len(data) - 1); err != errMemberLonger || len(z.out) > len(data) {
+					t.Errorf("%s/%d: finish(%d): %v with %d bytes out, want errMemberLonger", name, level, len(data)-1, err, len(z.out))
+				}
+			}
 			// a corrupted trailer is caught
 			bad := bytes.Clone(member)
 			bad[len(bad)-5] ^= 1
 			z.reset(bytes.NewReader(bad))
-			if _, err := z.finish(); err == nil {
+			if _, err := z.finish(len(data)); err == nil {
 				t.Errorf("%s/%d: bad CRC not caught", name, level)
 			}
 		}
@@ -68,7 +76,7 @@ func TestPrefixInflater(t *testing.T) {
 }
 
 func FuzzPrefixInflater(f *testing.F) {
-	warc, _ := os.ReadFile(td + "example.warc.gz")
+	warc, _ := os.ReadFile(fixture("example.warc.gz"))
 	f.Add(warc[:784])
 	f.Add(gz(f, []byte("WARC/1.0\r\n\r\n"), 6))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -76,7 +84,7 @@ func FuzzPrefixInflater(f *testing.F) {
 		if z.reset(bytes.NewReader(b)) != nil {
 			return
 		}
-		if _, err := z.finish(); err != nil {
+		if _, err := z.finish(1 << 20); err != nil {
 			return
 		}
 		// whatever it accepts, compress/gzip must read the same way
