@@ -310,3 +310,40 @@ func TestZipNumFromIndexer(t *testing.T) {
 		}
 	}
 }
+
+// FuzzZipNum feeds arbitrary idx and data bytes to OpenZipNum and every query:
+// errors are fine, panics, hangs and out-of-range reads are not.
+func FuzzZipNum(f *testing.F) {
+	lines := []string{
+		`com,example)/ 20140216050221 {"url":"http://example.com/","mime":"text/html","status":"200","length":"1107","offset":"860","filename":"a.warc.gz"}`,
+		`com,example)/about 20140216050222 {"url":"http://example.com/about","mime":"text/html","status":"200","length":"900","offset":"1967","filename":"a.warc.gz"}`,
+		`org,iana)/ 20140216050223 {"url":"http://iana.org/","mime":"text/html","status":"301","length":"500","offset":"2867","filename":"a.warc.gz"}`,
+	}
+	var data, idx bytes.Buffer
+	w := NewZipNumWriter(&data, &idx, WithBlockLines(2))
+	for _, l := range lines {
+		if err := w.WriteLine([]byte(l)); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(idx.Bytes(), data.Bytes())
+	f.Add([]byte("!meta 0 {\"format\": \"cdxj-gzip-1.0\"}\n"), []byte{})
+	f.Fuzz(func(t *testing.T, idxb, datab []byte) {
+		open := func(string) (io.ReaderAt, error) { return bytes.NewReader(datab), nil }
+		z, err := OpenZipNum(bytes.NewReader(idxb), int64(len(idxb)), open)
+		if err != nil {
+			return
+		}
+		count := func(*Entry) error { return nil }
+		z.Lookup("com,example)/", "20140216050221")
+		z.LookupURL("http://example.com/about", "")
+		z.Prefix("com,", count)
+		z.Range("a", "z", count)
+		z.Blocks(func(b Block) error {
+			return z.ReadBlock(b, func([]byte) error { return nil })
+		})
+	})
+}
