@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -20,6 +21,15 @@ import (
 func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Dir(filepath.Dir(file))
+}
+
+// sample is the path of an ARC or WARC sample file: testdata/arc or
+// testdata/warc, as lib/arc and lib/warc test with.
+func sample(name string) string {
+	if strings.Contains(name, ".arc") {
+		return filepath.Join(repoRoot(), "testdata/arc", name)
+	}
+	return filepath.Join(repoRoot(), "testdata/warc", name)
 }
 
 // build holds the binaries of cmd/, built once per test run.

@@ -197,7 +197,7 @@ func TestReplayWgetWARC(t *testing.T) {
 
 func TestReplayARCStdin(t *testing.T) {
 	wzReplayPeers(t)
-	arc, err := os.ReadFile(filepath.Join(repoRoot(), "testdata/wacz/example.arc.gz"))
+	arc, err := os.ReadFile(sample("example.arc.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,6 @@ func TestReplayARCStdin(t *testing.T) {
 // `cdx-index` prints for the fixture WARCs (the ones warcio.js indexes
 // without complaint).
 func TestIndexMatchesWarcio(t *testing.T) {
-	root := repoRoot()
 	warcio := warcioCLI()
 	if warcio == "" {
 		t.Skip("warcio.js not installed (scripts/peers.sh)")
@@ -228,7 +227,7 @@ func TestIndexMatchesWarcio(t *testing.T) {
 	}
 	for _, name := range []string{"example.warc.gz", "example.warc", "example-iana.org-chunked.warc", "example-resource.warc.gz",
 		"example-space-in-target-uri.warc.gz", "example-wget-bad-target-uri.warc.gz", "post-test.warc.gz"} {
-		path := filepath.Join(root, "testdata/wacz", name)
+		path := sample(name)
 		want, err := exec.Command(warcio, "cdx-index", path).Output()
 		if err != nil {
 			t.Fatalf("warcio cdx-index %s: %v", name, err)
@@ -249,7 +248,6 @@ func TestIndexMatchesWarcio(t *testing.T) {
 // (sorted), whatever the input was (a wget WARC copied as it is, an ARC
 // converted).
 func TestIndexInsideWACZMatchesWarcio(t *testing.T) {
-	root := repoRoot()
 	warcio := warcioCLI()
 	if warcio == "" {
 		t.Skip("warcio.js not installed (scripts/peers.sh)")
@@ -257,7 +255,7 @@ func TestIndexInsideWACZMatchesWarcio(t *testing.T) {
 	for _, name := range []string{"example.warc.gz", "example.arc.gz", "example-bad-non-chunked.warc.gz", "post-test.warc.gz"} {
 		dir := t.TempDir()
 		wacz := filepath.Join(dir, "x.wacz")
-		if _, se, code := run(t, bin(t, "waczpack"), nil, "-o", wacz, filepath.Join(root, "testdata/wacz", name)); code != 0 {
+		if _, se, code := run(t, bin(t, "waczpack"), nil, "-o", wacz, sample(name)); code != 0 {
 			t.Fatalf("%s: %s", name, se)
 		}
 		if err := exec.Command("unzip", "-q", "-d", dir, wacz).Run(); err != nil {
@@ -293,8 +291,7 @@ func TestIndexInsideWACZMatchesWarcio(t *testing.T) {
 // output file) on a truncated WARC, garbage on stdin and a non-zip given to
 // validate.
 func TestBadInputBinary(t *testing.T) {
-	root := repoRoot()
-	warc, _ := os.ReadFile(filepath.Join(root, "testdata/wacz/example.warc.gz"))
+	warc, _ := os.ReadFile(sample("example.warc.gz"))
 	dir := t.TempDir()
 	cut := filepath.Join(dir, "cut.warc.gz")
 	os.WriteFile(cut, warc[:len(warc)-100], 0o644)

@@ -22,7 +22,14 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-const td = "../../testdata/wacz/"
+// fixture is the path of an ARC or WARC sample: testdata/arc or
+// testdata/warc, as lib/arc and lib/warc test with.
+func fixture(name string) string {
+	if strings.Contains(name, ".arc") {
+		return "../../testdata/arc/" + name
+	}
+	return "../../testdata/warc/" + name
+}
 
 type input struct {
 	name string
@@ -31,7 +38,7 @@ type input struct {
 
 func readTD(t testing.TB, name string) input {
 	t.Helper()
-	b, err := os.ReadFile(td + name)
+	b, err := os.ReadFile(fixture(name))
 	if err != nil {
 		t.Fatal(err)
 	}
