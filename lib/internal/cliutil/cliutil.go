@@ -1,6 +1,3 @@
-// Package cliutil holds what the five arcport binaries share on the command
-// line: the version string, exit codes, atomic output files and the rule that
-// progress goes to stderr only when stderr is a terminal.
 package cliutil
 
 import (

@@ -1,7 +1,3 @@
-// Package waczcli is the waczpack command line (cmd/waczpack): create WACZ
-// files from WARC and ARC input, index WARC/ARC files, validate, list and
-// read WACZ files. It follows the arcport CLI conventions (exit 0 success,
-// 1 failure with a one-line reason, 2 bad usage; stdout for data).
 package waczcli
 
 import (
