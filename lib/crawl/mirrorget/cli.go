@@ -257,21 +257,57 @@ func action(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifySignals(c.Context)
 	defer stop()
-	go func() {
-		// after the first Ctrl-C the crawl winds down cleanly; a second
-		// one kills the process as usual
-		<-ctx.Done()
-		stop()
-	}()
 	return Run(ctx, o, os.Stdout, os.Stderr)
+}
+
+// signalCause is the cause of a context cancelled by a signal; it unwraps
+// to context.Canceled.
+type signalCause struct{ sig os.Signal }
+
+func (s *signalCause) Error() string { return "interrupted by " + s.sig.String() }
+func (s *signalCause) Unwrap() error { return context.Canceled }
+
+// notifySignals returns a context cancelled, with a *signalCause, by the
+// first SIGINT or SIGTERM. After that signal the crawl winds down cleanly;
+// a second one kills the process as usual (the handler is gone).
+func notifySignals(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			cancel(&signalCause{s})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// exitStatus is the status of a run interrupted with ctx's cancellation:
+// 143 for SIGTERM, 130 for SIGINT or any other cancellation, as a shell
+// reports 128+signal (the convention of lib/internal/cliutil).
+func exitStatus(ctx context.Context) int {
+	var sc *signalCause
+	if errors.As(context.Cause(ctx), &sc) && sc.sig == syscall.SIGTERM {
+		return 143
+	}
+	return 130
 }
 
 // Run crawls with o, writing the stream to stdout (unless o.Output names a
 // file) and messages to stderr. A cancelled ctx (Ctrl-C) ends the crawl
 // cleanly: the stream holds complete records only and the mirror's pages
-// are rewritten; Run then returns an ExitError with status 130.
+// are rewritten; Run then returns an ExitError with status 130, or 143 when
+// the cancellation's cause is SIGTERM (see notifySignals).
 func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	var out io.Writer = stdout
 	var file *os.File
@@ -381,7 +417,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		return firstErr
 	}
 	if interrupted {
-		return &cliutil.ExitError{Code: 130, Msg: fmt.Sprintf("mirrorget: interrupted after %d captures; the stream holds complete records only", s.Done)}
+		return &cliutil.ExitError{Code: exitStatus(ctx), Msg: fmt.Sprintf("mirrorget: interrupted after %d captures; the stream holds complete records only", s.Done)}
 	}
 	return nil
 }
