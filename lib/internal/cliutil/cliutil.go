@@ -29,6 +29,7 @@ const (
 // UsageError marks an error as bad usage (exit status 2).
 type UsageError struct{ Msg string }
 
+// Error returns the message.
 func (e *UsageError) Error() string { return e.Msg }
 
 // Usagef returns a UsageError.
@@ -41,6 +42,7 @@ type ExitError struct {
 	Msg  string // printed to stderr when not empty
 }
 
+// Error returns the message (empty when only the status matters).
 func (e *ExitError) Error() string { return e.Msg }
 
 // Run runs app with os.Args and exits: 0 on success, 2 on usage errors, the

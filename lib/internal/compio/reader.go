@@ -22,6 +22,7 @@ const (
 	Zstd
 )
 
+// String names the format: "plain", "gzip" or "zstd".
 func (f Format) String() string {
 	switch f {
 	case Gzip:
