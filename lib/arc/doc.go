@@ -2,7 +2,7 @@
 // format that WARC (ISO 28500) succeeded, and converts ARC records to WARC.
 //
 // It follows the ARC File Format specification, version 1.0 (Mike Burner and
-// Brewster Kahle, Internet Archive, 1996; ../../../shared/specs/arc-file-format.txt)
+// Brewster Kahle, Internet Archive, 1996; ../shared/specs/arc-file-format.txt)
 // for ARC version 1 (5-field URL records) and version 2 (10-field URL
 // records), plain or gzip-compressed (one member per record, as Heritrix and
 // Alexa wrote them, or one member for the whole file).

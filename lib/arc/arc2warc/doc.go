@@ -9,7 +9,7 @@
 // FILE (written under a temporary name and renamed when complete) or to
 // standard output.
 //
-// Spec: the ARC File Format 1.0 (shared/specs/arc-file-format.txt), WARC 1.1
+// Spec: the ARC File Format 1.0 (../shared/specs/arc-file-format.txt), WARC 1.1
 // and 1.0 (ISO 28500), and the IIPC WARC Implementation Guidelines for the
 // mapping, as implemented by packages arc and warc.
 package arc2warc
