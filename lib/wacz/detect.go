@@ -1,22 +1,22 @@
 package wacz
 
 import (
-	"fmt"
-	"runtime"
-	"sync"
-
 	"bufio"
 	"bytes"
-	"github.com/klauspost/compress/gzip"
+	"fmt"
 	"io"
 	"net/url"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/record"
+	"github.com/klauspost/compress/gzip"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -517,14 +517,27 @@ func scanHTML(doc []byte, text bool) htmlInfo {
 		case html.TextToken:
 			if inTitle {
 				if tb.Len() < 4*MaxTitle {
-					tb.Write(z.Text())
+					tb.Write(runePrefix(z.Text(), 4*MaxTitle-tb.Len()))
 				}
 			} else if text && skip == 0 && xb.Len() < 2*MaxText {
-				xb.Write(z.Text())
+				xb.Write(runePrefix(z.Text(), 2*MaxText-xb.Len()))
 				xb.WriteByte(' ')
 			}
 		}
 	}
+}
+
+// runePrefix returns b cut to at most n bytes on a rune boundary (one
+// text token of a page can be as long as the page: the text kept before
+// collapse is bounded by its limit, not by the token).
+func runePrefix(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return b[:n]
 }
 
 // findFrames returns the src of every <iframe> and <frame> tag of doc,
@@ -571,9 +584,16 @@ func findFrames(doc []byte) []string {
 	return out
 }
 
-// collapse turns runs of white space into one space, trims, and cuts s to
-// at most n bytes on a rune boundary.
+// collapse turns control characters (NUL, DEL, C1: never visible text,
+// and six bytes each once JSON-escaped) into spaces, runs of white space
+// into one space, trims, and cuts s to at most n bytes on a rune boundary.
 func collapse(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
 		i := n

@@ -2,6 +2,7 @@ package wacz
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -45,5 +46,94 @@ func TestCreateGzHugeLine(t *testing.T) {
 	t.Logf("%d MiB allocated", alloc>>20)
 	if alloc > line/2 {
 		t.Errorf("%d MiB allocated for a %d MiB header line", alloc>>20, line>>20)
+	}
+}
+
+// responseRecord is a plain WARC response record for uri holding an HTTP
+// response with the given head fields and body.
+func responseRecord(uri, head string, body []byte) string {
+	blk := "HTTP/1.1 200 OK\r\n" + head + "\r\n" + string(body)
+	return fmt.Sprintf("WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:6f1a5bd2-7a4b-4f30-9a49-%012x>\r\n"+
+		"WARC-Date: 2020-01-01T00:00:00Z\r\nWARC-Target-URI: %s\r\nContent-Type: application/http; msgtype=response\r\n"+
+		"Content-Length: %d\r\n\r\n%s\r\n\r\n", len(uri), uri, len(blk), blk)
+}
+
+// pagesLines returns the lines of pages/pages.jsonl.
+func pagesLines(t *testing.T, path string) []string {
+	t.Helper()
+	b := entries(t, path)[PagesPath]
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// TestCreateTextBomb (TestKnownTextLine): create --text on a page whose
+// gzip content coding inflates to 256 MiB of NULs. The text kept is what a
+// reader sees (control characters are not text; they once made a 1.5 MB
+// pages.jsonl line of "\u0000" escapes), the inflation stops at
+// textScanLimit, and the WACZ validates.
+func TestCreateTextBomb(t *testing.T) {
+	var body bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&body, gzip.BestSpeed)
+	zw.Write([]byte("<html><head><title>bo\x00mb\x7f</title></head><body><p>hello\x01\x02 world"))
+	zeros := make([]byte, 1<<20)
+	for range 256 {
+		zw.Write(zeros)
+	}
+	zw.Write([]byte("never reached</p></body></html>"))
+	zw.Close()
+	warcText := hostileInfo + responseRecord("http://a.test/page", "Content-Type: text/html\r\nContent-Encoding: gzip\r\n", body.Bytes())
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	path, st, err := buildWACZ(t, Options{Text: true}, input{"bomb.warc", []byte(warcText)})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 128<<20 {
+		t.Errorf("%d MiB allocated for a page inflating to 256 MiB", alloc>>20)
+	}
+	if st.Pages != 1 {
+		t.Fatalf("%d pages", st.Pages)
+	}
+	lines := pagesLines(t, path)
+	want := `{"id":"` + PageID("2020-01-01T00:00:00Z", "http://a.test/page") + `","url":"http://a.test/page","ts":"2020-01-01T00:00:00Z","title":"bo` + "\ufffd" + `mb","text":"hello world"}`
+	if len(lines) != 2 || lines[1] != want {
+		t.Errorf("pages.jsonl:\n%s\nwant line 2:\n%s", strings.Join(lines, "\n"), want)
+	}
+	r, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if probs := r.Validate(); len(probs) > 0 {
+		t.Errorf("Validate: %v", probs)
+	}
+}
+
+// TestValidateLongPagesLine (TestKnownTextLine): a pages.jsonl line longer
+// than the index line bound (MaxIndexLine), here a --pages entry carrying 3
+// MiB of text, is written by create and accepted by Validate and Pages.
+func TestValidateLongPagesLine(t *testing.T) {
+	text := strings.Repeat(`quote " and back\slash `, (3<<20)/23)
+	in := readTD(t, "example.warc.gz")
+	path, _, err := buildWACZ(t, Options{PageList: []PageRequest{{URL: "http://example.com/", Text: text}}}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := pagesLines(t, path)
+	if len(lines) != 2 || len(lines[1]) <= MaxIndexLine {
+		t.Fatalf("%d lines, the page's of %d bytes", len(lines), len(lines[len(lines)-1]))
+	}
+	r, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if probs := r.Validate(); len(probs) > 0 {
+		t.Errorf("Validate: %v", probs)
+	}
+	_, pages, err := r.Pages()
+	if err != nil || len(pages) != 1 || pages[0].Text != text {
+		t.Errorf("Pages: %d pages, err %v", len(pages), err)
 	}
 }

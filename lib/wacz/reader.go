@@ -25,6 +25,12 @@ import (
 // MaxIndexLine bounds one CDXJ or IDX line.
 const MaxIndexLine = 1 << 20
 
+// MaxPagesLine bounds one line of pages/*.jsonl when reading or validating
+// a WACZ: generous, far above anything create writes (page text is cut to
+// MaxText, a URL to lib/warc's MaxHeaderSize, a --pages line to
+// MaxPageListLine; JSON escaping at most doubles them).
+const MaxPagesLine = 64 << 20
+
 // maxJSONFile bounds datapackage.json and datapackage-digest.json.
 const maxJSONFile = 256 << 20
 
@@ -143,7 +149,7 @@ func (r *Reader) Pages() (*PagesHeader, []Page, error) {
 	defer rc.Close()
 	var hdr *PagesHeader
 	var pages []Page
-	err = eachLine(rc, func(n int, line []byte) error {
+	err = eachLineMax(rc, MaxPagesLine, func(n int, line []byte) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			return nil
 		}
@@ -167,8 +173,13 @@ func (r *Reader) Pages() (*PagesHeader, []Page, error) {
 // eachLine calls fn for every line of rd (without its newline), numbered
 // from 1; lines over MaxIndexLine are an error.
 func eachLine(rd io.Reader, fn func(n int, line []byte) error) error {
+	return eachLineMax(rd, MaxIndexLine, fn)
+}
+
+// eachLineMax is eachLine with lines of up to max bytes.
+func eachLineMax(rd io.Reader, max int, fn func(n int, line []byte) error) error {
 	sc := bufio.NewScanner(rd)
-	sc.Buffer(make([]byte, 64<<10), MaxIndexLine)
+	sc.Buffer(make([]byte, 64<<10), max)
 	n := 0
 	for sc.Scan() {
 		n++

@@ -446,7 +446,7 @@ func (v *validator) checkPages() {
 			v.add(f.Name, "cannot read: %v", err)
 			continue
 		}
-		err = eachLine(rc, func(n int, line []byte) error {
+		err = eachLineMax(rc, MaxPagesLine, func(n int, line []byte) error {
 			if len(bytes.TrimSpace(line)) == 0 {
 				return nil
 			}
