@@ -1,120 +1,409 @@
 #!/usr/bin/env bash
-# scripts/bench.sh — time arcport's binaries against peer tools on the same
-# machine in the same run, and report max RSS (from /usr/bin/time -v).
+# scripts/bench.sh — every arcport binary against its peer tool, on the same
+# generated input, on this machine, in the same run. Prints ONE table.
 #
-#   scripts/bench.sh                 run every section
-#   scripts/bench.sh arc2warc ...    run the named sections only
+#   scripts/bench.sh                    all sections (what `make bench` runs)
+#   scripts/bench.sh arc2warc zimdump   only the named sections
+#   BENCH_QUICK=1 scripts/bench.sh      small inputs: checks the script itself
 #
-# One function per tool: bench_<tool>. To add a section, define the function
-# and append its name to SECTIONS. Inputs are generated deterministically
-# under $BENCH_DIR (default out/bench) and reused across runs; binaries come
-# from bin/ (`make build`). BENCH_REPEAT=N runs each timing N times and keeps
-# the fastest (default 1).
+# Sections and their rows (target = arcport time / peer time):
+#   arc2warc   arc2warc vs `zcat in.arc.gz | gzip -6 > /dev/null`    <= 0.35
+#   waczpack   waczpack create vs warcio.js cdx-index                 <= 0.25
+#              waczpack index  vs warcio.js cdx-index                 (informative)
+#   zimdump    zimdump list --details vs openzim zimdump              <= 0.5
+#              zimdump dump           vs openzim zimdump              <= 0.5
+#   mirrorget  mirrorget vs wget -r -p (one connection)    <= 0.5 and finds
+#              mirrorget vs httrack        every URL both peers find (informative)
+#   htcache    htcache export vs `unzip -p new.zip | gzip -6`         (informative)
+#
+# Environment:
+#   BENCH_REPEAT   runs per command, the median is reported (default 3;
+#                  2 in quick mode). Runs of arcport and peer alternate.
+#   HTTRACK_REPEAT runs of httrack (default 1: it takes minutes, see below)
+#   BENCH_QUICK=1  small inputs under $BENCH_DIR/quick
+#   BENCH_DIR      inputs (cached, deterministic) and outputs (default out/bench)
+#   BIN_DIR        arcport binaries (default bin, from `make build`)
+#
+# Inputs are generated once and reused: scripts/arcgen (ARC.gz and WARC.gz),
+# testdata/zim/gen/make_zim.py (python3-libzim), testdata/crawl/benchsite
+# (a 1000-page site served on loopback with 5 ms latency per request), and a
+# real HTTrack cache made by running httrack once on that site.
+#
+# Times are wall-clock seconds (medians), with CPU seconds (user+sys) in
+# parentheses: on a shared, loaded machine CPU time is the steadier figure
+# (the cpu ratio column). Targets apply to the wall-clock ratio.
+# Max RSS is the largest resident set (from /usr/bin/time -v) of any process
+# in the command over all runs. Each command is run as `bash -c CMD` from the
+# repository root; the table ends with the exact commands.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BENCH_DIR=${BENCH_DIR:-out/bench}
-BENCH_REPEAT=${BENCH_REPEAT:-1}
+ROOT=$PWD
+
+QUICK=${BENCH_QUICK:-0}
+[ "$QUICK" = 0 ] || QUICK=1
+if [ "$QUICK" = 1 ]; then
+  BENCH_DIR=${BENCH_DIR:-out/bench/quick}
+  REPEAT=${BENCH_REPEAT:-2}
+  ARC_RECORDS=400 WARC_RECORDS=400 ZIM_ARTICLES=2000 SITE_PAGES=40
+else
+  BENCH_DIR=${BENCH_DIR:-out/bench}
+  REPEAT=${BENCH_REPEAT:-3}
+  ARC_RECORDS=20000 WARC_RECORDS=20000 ZIM_ARTICLES=100000 SITE_PAGES=1000
+fi
+HT_REPEAT=${HTTRACK_REPEAT:-1}
+SITE_LATENCY=5ms
 B=${BIN_DIR:-bin}
-mkdir -p "$BENCH_DIR"
-SECTIONS=()
+IN=$BENCH_DIR/in   # cached inputs
+R=$BENCH_DIR/run   # outputs of this run
+WARCIO=scripts/npm/node_modules/.bin/warcio
+OPENZIM=/usr/bin/zimdump
+SECTIONS=(arc2warc waczpack zimdump mirrorget htcache)
 
-# measure CMD...: runs CMD (BENCH_REPEAT times) under /usr/bin/time -v and
-# sets WALL (seconds, best run) and RSS (max resident set, KiB, of that run).
-measure() {
-  local best="" best_rss="" log="$BENCH_DIR/time.log" i w r
-  for ((i = 0; i < BENCH_REPEAT; i++)); do
-    /usr/bin/time -v -o "$log" "$@" >/dev/null
-    w=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$log")
-    r=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
-    if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$w best_rss=$r; fi
+mkdir -p "$IN" "$R"
+ROWS=$R/rows.tsv CMDS=$R/commands.txt NOTES=$R/notes.txt
+: >"$ROWS"
+: >"$CMDS"
+: >"$NOTES"
+ROWNO=0
+
+log() { echo "bench: $*" >&2; }
+mib() { awk -v s="$1" 'BEGIN{printf (s < 10485760 ? "%.2f" : "%.1f"), s/1048576}'; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# --- timing ----------------------------------------------------------------
+
+# run_once KEY RUN CMD: runs CMD ("{RUN}" replaced by RUN) once with
+# `bash -c` under /usr/bin/time -v, and appends "wall cpu maxrss_kib status"
+# to $R/KEY.t. stdout goes to /dev/null, stderr to $R/KEY.err.
+run_once() {
+  local key=$1 run=$2 cmd=${3//\{RUN\}/$2} st=0 t0 t1
+  sync
+  t0=$(date +%s%N)
+  /usr/bin/time -v -o "$R/time.log" bash -c "$cmd" >/dev/null 2>>"$R/$key.err" || st=$?
+  t1=$(date +%s%N)
+  awk -v st="$st" -v w="$(((t1 - t0) / 1000000))" -F': ' '
+    /User time/ {u=$2} /System time/ {s=$2} /Maximum resident set size/ {r=$2}
+    END {printf "%.3f %.3f %d %d\n", w/1000, u+s, r, st}' "$R/time.log" >>"$R/$key.t"
+}
+
+# median FILE COLUMN
+median() {
+  sort -g -k"$2,$2" "$1" | awk -v c="$2" '{v[NR]=$c}
+    END {if (NR==0) print "nan"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'
+}
+maxcol() { awk -v c="$2" 'BEGIN{m=0} $c>m{m=$c} END{print m}' "$1"; }
+# failed KEY ALLOWED...: prints the first exit status not in ALLOWED, if any.
+failed() {
+  local key=$1 s
+  shift
+  for s in $(awk '{print $4}' "$R/$key.t"); do
+    [[ " $* " == *" $s "* ]] || { echo "$s"; return; }
   done
-  WALL=$best RSS=$best_rss
 }
 
-# row LABEL: prints one result line from WALL and RSS.
-row() { printf '  %-44s %8.2f s   max RSS %7.1f MiB\n' "$1" "$WALL" "$(awk -v k="$RSS" 'BEGIN{print k/1024}')"; }
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a/b}'; }
-
-# --- arc2warc ---------------------------------------------------------------
-# Input: ~200 MB ARC.gz of 20,000 records (HTML, images, CSS/JS, PDFs,
-# redirects, dns:), one gzip member per record, made by scripts/arcgen.
-# Baseline: decompressing and recompressing the same bytes with gzip -6, the
-# least any ARC.gz -> WARC.gz converter built on zlib tools has to do.
-# Target: arc2warc / baseline <= 0.35.
-SECTIONS+=(arc2warc)
-bench_arc2warc() {
-  local in="$BENCH_DIR/arc2warc-in.arc.gz" out="$BENCH_DIR/arc2warc-out.warc.gz"
-  [ -x "$B/arc2warc" ] || { echo "arc2warc: $B/arc2warc missing (make build)"; return 1; }
-  if [ ! -s "$in" ]; then
-    echo "arc2warc: generating $in (20000 records)..."
-    go run ./scripts/arcgen -o "$in.tmp" -records 20000 && mv "$in.tmp" "$in"
-  fi
-  local size raw
-  size=$(stat -c %s "$in")
-  echo "== arc2warc: $(awk -v s="$size" 'BEGIN{printf "%.1f", s/1048576}') MiB ARC.gz, $(nproc) CPUs"
-  measure sh -c "zcat '$in' | gzip -6 > /dev/null"
-  local base=$WALL
-  row "zcat in.arc.gz | gzip -6 > /dev/null"
-  measure "$B/arc2warc" -q "$in" -o "$out"
-  local ours=$WALL
-  row "arc2warc in.arc.gz -o out.warc.gz"
-  echo "  ratio arc2warc/baseline: $(ratio "$ours" "$base")   (target <= 0.35)"
-  echo "  output: $(awk -v s="$(stat -c %s "$out")" 'BEGIN{printf "%.1f", s/1048576}') MiB"
-}
-
-# --- waczpack ---------------------------------------------------------------
-# Input: the arc2warc section's ~200 MB ARC.gz (20,000 records) converted once
-# to a WARC.gz with one gzip member per record (by bin/arc2warc, else by
-# waczpack itself). Baseline: warcio.js `cdx-index` of the same WARC.gz (what
-# ReplayWeb.page's own indexer does: read and index every record), in the
-# same run. waczpack copies the members into the WACZ as they are while it
-# indexes, hashes and detects pages.
-# Target: waczpack / warcio cdx-index <= 0.25.
-SECTIONS+=(waczpack)
-bench_waczpack() {
-  local arcin="$BENCH_DIR/arc2warc-in.arc.gz" in="$BENCH_DIR/waczpack-in.warc.gz" out="$BENCH_DIR/waczpack-out.wacz"
-  local warcio=scripts/npm/node_modules/.bin/warcio
-  [ -x "$B/waczpack" ] || { echo "waczpack: $B/waczpack missing (make build)"; return 1; }
-  [ -x "$warcio" ] || { echo "waczpack: $warcio missing (make peers)"; return 1; }
-  if [ ! -s "$in" ]; then
-    if [ ! -s "$arcin" ]; then
-      echo "waczpack: generating $arcin (20000 records)..."
-      go run ./scripts/arcgen -o "$arcin.tmp" -records 20000 && mv "$arcin.tmp" "$arcin"
-    fi
-    echo "waczpack: converting $arcin to $in..."
-    if [ -x "$B/arc2warc" ]; then
-      "$B/arc2warc" -q --compress gzip "$arcin" -o "$in.tmp"
+# bench_pair KEY_OURS CMD_OURS KEY_PEER CMD_PEER [PEER_RUNS]: REPEAT runs of
+# each (PEER_RUNS of the peer), alternating which goes first.
+bench_pair() {
+  local ko=$1 co=$2 kp=$3 cp=$4 np=${5:-$REPEAT} i
+  rm -f "$R/$ko.t" "$R/$kp.t" "$R/$ko.err" "$R/$kp.err"
+  for ((i = 1; i <= REPEAT || i <= np; i++)); do
+    if ((i % 2)); then
+      ((i > REPEAT)) || { log "$ko run $i/$REPEAT"; run_once "$ko" "$i" "$co"; }
+      ((i > np)) || { log "$kp run $i/$np"; run_once "$kp" "$i" "$cp"; }
     else
-      "$B/waczpack" -q -o "$BENCH_DIR/waczpack-conv.wacz" "$arcin" &&
-        unzip -p "$BENCH_DIR/waczpack-conv.wacz" 'archive/*.warc.gz' > "$in.tmp" &&
-        rm -f "$BENCH_DIR/waczpack-conv.wacz"
+      ((i > np)) || { log "$kp run $i/$np"; run_once "$kp" "$i" "$cp"; }
+      ((i > REPEAT)) || { log "$ko run $i/$REPEAT"; run_once "$ko" "$i" "$co"; }
     fi
-    mv "$in.tmp" "$in"
+  done
+}
+
+# add_row NAME INPUT KEY_OURS CMD_OURS KEY_PEER CMD_PEER TARGET [EXTRA_OK] [NOTE]
+# TARGET is a maximum ratio or "-" (informative). EXTRA_OK=no fails the row
+# whatever the ratio (e.g. URLs missed). Commands are printed with run 1.
+add_row() {
+  local name=$1 input=$2 ko=$3 co=$4 kp=$5 cp=$6 target=$7 extra=${8:-yes} note=${9:-}
+  local ow oc pw pc ratio cratio met f
+  ow=$(median "$R/$ko.t" 1) oc=$(median "$R/$ko.t" 2)
+  pw=$(median "$R/$kp.t" 1) pc=$(median "$R/$kp.t" 2)
+  ratio=$(awk -v a="$ow" -v b="$pw" 'BEGIN{if (b>0) printf "%.3f", a/b; else print "nan"}')
+  cratio=$(awk -v a="$oc" -v b="$pc" 'BEGIN{if (b>0) printf "%.3f", a/b; else print "nan"}')
+  if [ "$target" = - ]; then
+    met=-
+  elif awk -v r="$ratio" -v t="$target" 'BEGIN{exit !(r<=t)}' && [ "$extra" = yes ]; then
+    met=yes
+  else
+    met=NO
   fi
-  local size
-  size=$(stat -c %s "$in")
-  echo "== waczpack: $(awk -v s="$size" 'BEGIN{printf "%.1f", s/1048576}') MiB WARC.gz, $(nproc) CPUs"
-  measure "$warcio" cdx-index "$in"
-  local base=$WALL
-  row "warcio cdx-index in.warc.gz > /dev/null"
-  measure "$B/waczpack" -q -o "$out" "$in"
-  local ours=$WALL
-  row "waczpack -o out.wacz in.warc.gz"
-  echo "  ratio waczpack/warcio-cdx-index: $(ratio "$ours" "$base")   (target <= 0.25)"
-  "$B/waczpack" validate -q "$out" || echo "  WARNING: waczpack validate failed on the output"
-  echo "  output: $(awk -v s="$(stat -c %s "$out")" 'BEGIN{printf "%.1f", s/1048576}') MiB"
+  f=$(failed "$ko" 0)
+  [ -z "$f" ] || { met=FAIL note="arcport exited $f (see $R/$ko.err); $note"; }
+  f=$(failed "$kp" 0 ${PEER_OK_STATUS:-})
+  [ -z "$f" ] || { met=FAIL note="peer exited $f (see $R/$kp.err); $note"; }
+  ROWNO=$((ROWNO + 1))
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$ROWNO" "$name" "$input" \
+    "$ow" "$oc" "$pw" "$pc" "$ratio" "$target" "$met" \
+    "$(mib "$(($(maxcol "$R/$ko.t" 3) * 1024))")/$(mib "$(($(maxcol "$R/$kp.t" 3) * 1024))")" \
+    "$(wc -l <"$R/$ko.t")/$(wc -l <"$R/$kp.t")" "$cratio" "$note" >>"$ROWS"
+  {
+    printf '%2d  arcport: %s\n' "$ROWNO" "${co//\{RUN\}/1}"
+    printf '    peer:    %s\n' "${cp//\{RUN\}/1}"
+  } >>"$CMDS"
+  [ -z "$note" ] || printf '%2d  %s\n' "$ROWNO" "$note" >>"$NOTES"
+}
+
+need_bin() {
+  local b
+  for b in "$@"; do
+    [ -x "$B/$b" ] || { log "$B/$b missing: run make build"; return 1; }
+  done
+}
+
+# --- inputs ----------------------------------------------------------------
+
+# gen_arc FORMAT N: path of the cached arcgen output (generated if absent).
+gen_arc() {
+  local fmt=$1 n=$2 f="$IN/$1-$2.$1.gz"
+  if [ ! -s "$f" ]; then
+    log "generating $f ($n records, scripts/arcgen)"
+    go run ./scripts/arcgen -format "$fmt" -records "$n" -o "$f.tmp" && mv "$f.tmp" "$f"
+  fi
+  echo "$f"
+}
+
+# Loopback site: testdata/crawl/benchsite, SITE_PAGES pages, SITE_LATENCY
+# per request. start_site sets SITE_URL; the server is stopped on exit.
+SITE_PID=
+start_site() {
+  [ -z "$SITE_PID" ] || return 0
+  mkdir -p "$BENCH_DIR/bin"
+  go build -o "$BENCH_DIR/bin/benchsite" ./testdata/crawl/benchsite
+  local port
+  for port in $(seq 18950 19050); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+  done
+  SITE_CMD="$BENCH_DIR/bin/benchsite -addr 127.0.0.1:$port -n $SITE_PAGES -latency $SITE_LATENCY"
+  $SITE_CMD &
+  SITE_PID=$!
+  trap 'kill "$SITE_PID" 2>/dev/null || true' EXIT
+  SITE_URL=http://127.0.0.1:$port/p/0.html
+  local i
+  for i in $(seq 50); do
+    curl -fs -o /dev/null "$SITE_URL" && return 0
+    sleep 0.1
+  done
+  log "bench site did not start"
+  return 1
+}
+
+# Flags given to httrack for every crawl: -B (up and down the whole host, the
+# scope wget -r and mirrorget --scope host have), -u0 (no type-check
+# requests), security limits lifted (-%! with -%c50 connections/s and
+# -A100000000 bytes/s) so that only -cN limits it.
+HTTRACK_FLAGS='-q -B -u0 -%! -%c50 -A100000000'
+
+# --- sections --------------------------------------------------------------
+
+# arc2warc: ~200 MB ARC.gz of 20,000 records (HTML, images, CSS/JS, PDFs,
+# redirects, dns:), one gzip member per record. Baseline: decompressing and
+# recompressing the same bytes with gzip -6, the least any zlib-based
+# ARC.gz -> WARC.gz converter has to do.
+bench_arc2warc() {
+  need_bin arc2warc || return 1
+  local in
+  in=$(gen_arc arc "$ARC_RECORDS")
+  bench_pair arc2warc "$B/arc2warc -q $in -o $R/arc2warc-out.warc.gz" \
+    gzip "zcat $in | gzip -6 > /dev/null"
+  add_row "arc2warc vs zcat|gzip -6" "ARC.gz $(mib "$(stat -c %s "$in")") MiB, $ARC_RECORDS rec" \
+    arc2warc "$B/arc2warc -q $in -o $R/arc2warc-out.warc.gz" \
+    gzip "zcat $in | gzip -6 > /dev/null" 0.35 yes \
+    "arc2warc output: $(mib "$(stat -c %s "$R/arc2warc-out.warc.gz")") MiB WARC.gz"
+}
+
+# waczpack: ~200 MB WARC.gz of 20,000 records, one gzip member per record
+# (scripts/arcgen -format warc). Peer: warcio.js cdx-index of the same file,
+# what ReplayWeb.page's own tooling does to index a WARC. waczpack create
+# copies the members into the WACZ while it indexes, hashes and finds pages.
+bench_waczpack() {
+  need_bin waczpack || return 1
+  [ -x "$WARCIO" ] || { log "$WARCIO missing: run make peers"; return 1; }
+  local in peer
+  in=$(gen_arc warc "$WARC_RECORDS")
+  peer="$WARCIO cdx-index $in > /dev/null"
+  bench_pair wacz-create "$B/waczpack create -q -o $R/waczpack-out.wacz $in" warcio "$peer"
+  local valid=ok
+  "$B/waczpack" validate "$R/waczpack-out.wacz" >"$R/validate.txt" 2>&1 || valid="FAILED (see $R/validate.txt)"
+  local input="WARC.gz $(mib "$(stat -c %s "$in")") MiB, $WARC_RECORDS rec"
+  add_row "waczpack create vs warcio cdx-index" "$input" \
+    wacz-create "$B/waczpack create -q -o $R/waczpack-out.wacz $in" warcio "$peer" 0.25 yes \
+    "waczpack validate on the WACZ: $valid"
+  # index: same peer command, so the peer's runs above are reused.
+  rm -f "$R/wacz-index.t"
+  local i
+  for ((i = 1; i <= REPEAT; i++)); do
+    log "wacz-index run $i/$REPEAT"
+    run_once wacz-index "$i" "$B/waczpack index $in > /dev/null"
+  done
+  local same=yes
+  if ! cmp -s <("$B/waczpack" index "$in" | sed 's/"filename":"[^"]*"//' | sort) \
+    <("$WARCIO" cdx-index "$in" | sed 's/"filename":"[^"]*"//' | sort); then
+    same="NOT byte-identical (filename aside) -- compare as JSON"
+  fi
+  add_row "waczpack index vs warcio cdx-index" "$input" \
+    wacz-index "$B/waczpack index $in > /dev/null" warcio "$peer" - yes \
+    "same CDXJ lines as warcio (filename aside): $same; peer runs shared with the row above"
+}
+
+# zimdump: a ZIM of ZIM_ARTICLES ~2 KB HTML articles (+ images, redirects,
+# zstd clusters) written by python3-libzim; peer: openzim zimdump (Debian
+# zim-tools). dump writes a fresh folder per run under $R; all are removed
+# only at the end (ext4 creates files slowly right after a mass deletion,
+# which would penalise whichever tool ran next).
+bench_zimdump() {
+  need_bin zimdump || return 1
+  [ -x "$OPENZIM" ] || { log "$OPENZIM missing: apt install zim-tools"; return 1; }
+  local zim=$IN/zim-$ZIM_ARTICLES.zim
+  if [ ! -s "$zim" ]; then
+    log "generating $zim ($ZIM_ARTICLES articles, python3-libzim; minutes)"
+    /usr/bin/python3 testdata/zim/gen/make_zim.py bench "$zim.tmp" "$ZIM_ARTICLES" >/dev/null 2>&1
+    mv "$zim.tmp" "$zim"
+  fi
+  local entries input same=identical
+  entries=$("$B/zimdump" info "$zim" | sed -n 's/^count-entries: //p')
+  input="ZIM $(mib "$(stat -c %s "$zim")") MiB, $entries entries"
+  cmp -s <("$OPENZIM" list --details "$zim") <("$B/zimdump" list --details "$zim") || same=DIFFERENT
+  bench_pair zim-list "$B/zimdump list --details $zim" openzim-list "$OPENZIM list --details $zim"
+  add_row "zimdump list --details vs openzim" "$input" \
+    zim-list "$B/zimdump list --details $zim" openzim-list "$OPENZIM list --details $zim" 0.5 \
+    "$([ "$same" = identical ] && echo yes || echo no)" "list --details output vs openzim: $same"
+  rm -rf "$R"/zimdump-out-* "$R"/openzim-out-*
+  bench_pair zim-dump "$B/zimdump dump --dir=$R/zimdump-out-{RUN} $zim" \
+    openzim-dump "$OPENZIM dump --dir=$R/openzim-out-{RUN} $zim"
+  local a b
+  a=$(find "$R/zimdump-out-1" | wc -l)/$(du -sb "$R/zimdump-out-1" | cut -f1)
+  b=$(find "$R/openzim-out-1" | wc -l)/$(du -sb "$R/openzim-out-1" | cut -f1)
+  add_row "zimdump dump vs openzim" "$input" \
+    zim-dump "$B/zimdump dump --dir=$R/zimdump-out-{RUN} $zim" \
+    openzim-dump "$OPENZIM dump --dir=$R/openzim-out-{RUN} $zim" 0.5 yes \
+    "dump trees (paths/bytes): arcport $a, openzim $b; output on $(df -T "$R" | awk 'NR==2{print $2}')"
+  rm -rf "$R"/zimdump-out-* "$R"/openzim-out-*
+}
+
+# urls_* DIR-or-FILE: the URLs a crawl fetched with a 2xx/3xx status, sorted.
+urls_mirrorget() { "$B/waczpack" index "$1" | grep -E '"status":"[23]' | sed 's/.*"url":"\([^"]*\)".*/\1/' | sort -u; }
+urls_wget() { sed -n 's/.* URL:\([^ ]*\) .*/\1/p' "$1" | sort -u; }
+urls_httrack() { "$B/htcache" ls -q "$1" | awk -F'\t' '$1 ~ /^[23]/ {print $NF}' | sort -u; }
+
+# mirrorget: the loopback site (testdata/crawl/benchsite: SITE_PAGES pages,
+# each with a style sheet, an image and five links; SITE_LATENCY per
+# request). Every tool crawls the whole host from /p/0.html:
+#   mirrorget --scope host, default -c 4 (4 connections), mirror + ARC.gz
+#   wget -r -p -l inf: one connection (wget has no other mode), mirror
+#   httrack $HTTRACK_FLAGS -c4: the same 4 connections as mirrorget
+# httrack 3.49 on loopback completes about one fetch per connection per
+# second whatever the rate flags (-%c, -A, -%!, -%k0 and -u0 tried), so it
+# runs HTTRACK_REPEAT times (default 1).
+bench_mirrorget() {
+  need_bin mirrorget waczpack htcache || return 1
+  have wget || { log "wget missing"; return 1; }
+  start_site || return 1
+  local mg="$B/mirrorget -q --scope host -O $R/mirrorget-{RUN} -o $R/mirrorget-{RUN}.arc.gz $SITE_URL"
+  local wg="wget -r -p -l inf -nv -P $R/wget-{RUN} -o $R/wget-{RUN}.log $SITE_URL"
+  local ht="httrack $SITE_URL -O $R/httrack-{RUN} $HTTRACK_FLAGS -c4"
+  rm -rf "$R"/mirrorget-* "$R"/wget-* "$R"/httrack-*
+  bench_pair mirrorget "$mg" wget "$wg"
+  local n_ht=0
+  if have httrack; then
+    local i
+    rm -f "$R/httrack.t" "$R/httrack.err"
+    for ((i = 1; i <= HT_REPEAT; i++)); do
+      log "httrack run $i/$HT_REPEAT (minutes)"
+      run_once httrack "$i" "$ht"
+    done
+    n_ht=1
+  fi
+  urls_mirrorget "$R/mirrorget-1.arc.gz" >"$R/urls-mirrorget"
+  urls_wget "$R/wget-1.log" >"$R/urls-wget"
+  if [ "$n_ht" = 1 ]; then urls_httrack "$R/httrack-1" >"$R/urls-httrack"; else cp "$R/urls-wget" "$R/urls-httrack"; fi
+  comm -12 "$R/urls-wget" "$R/urls-httrack" >"$R/urls-both-peers"
+  local missed only
+  missed=$(comm -23 "$R/urls-both-peers" "$R/urls-mirrorget" | wc -l)
+  only=$(comm -13 <(sort -u "$R/urls-wget" "$R/urls-httrack") "$R/urls-mirrorget" | wc -l)
+  local found="URLs found (2xx/3xx): mirrorget $(wc -l <"$R/urls-mirrorget"), wget $(wc -l <"$R/urls-wget"), httrack $([ "$n_ht" = 1 ] && wc -l <"$R/urls-httrack" || echo n/a); found by both peers but not mirrorget: $missed; by mirrorget only: $only"
+  local input="site: $SITE_PAGES pages, $SITE_LATENCY/request"
+  PEER_OK_STATUS=8 add_row "mirrorget vs wget -r -p (1 conn)" "$input" \
+    mirrorget "$mg" wget "$wg" 0.5 "$([ "$missed" = 0 ] && echo yes || echo no)" \
+    "$found (URL lists: $R/urls-*); site server: $SITE_CMD"
+  if [ "$n_ht" = 1 ]; then
+    add_row "mirrorget vs httrack -c4" "$input" mirrorget "$mg" httrack "$ht" - yes \
+      "httrack got: $HTTRACK_FLAGS -c4 (httrack: $HT_REPEAT run(s))"
+  fi
+}
+
+# htcache: a real HTTrack 3.49 cache, made once by httrack crawling the bench
+# site (cached in $IN). Baseline: inflating every cache entry and gzipping
+# the result, the decompress + recompress floor of any cache -> WARC.gz
+# exporter (the analogue of the arc2warc row).
+bench_htcache() {
+  need_bin htcache || return 1
+  have httrack || { log "httrack missing"; return 1; }
+  local site=$IN/httrack-site-$SITE_PAGES
+  if [ ! -s "$site/hts-cache/new.zip" ]; then
+    start_site || return 1
+    log "making an HTTrack cache of the bench site in $site (httrack -c32)"
+    rm -rf "$site"
+    httrack "$SITE_URL" -O "$site" $HTTRACK_FLAGS -c32 >/dev/null 2>&1
+  fi
+  local ours="$B/htcache export -q -o $R/htcache-out.warc.gz $site"
+  local peer="unzip -p $site/hts-cache/new.zip | gzip -6 > /dev/null"
+  bench_pair htcache "$ours" unzip "$peer"
+  local n
+  n=$("$B/htcache" ls -q "$site" | wc -l)
+  add_row "htcache export vs unzip -p|gzip -6" \
+    "HTTrack cache $(mib "$(stat -c %s "$site/hts-cache/new.zip")") MiB, $n entries" \
+    htcache "$ours" unzip "$peer" - yes \
+    "htcache export output: $(mib "$(stat -c %s "$R/htcache-out.warc.gz")") MiB WARC.gz"
+}
+
+# --- report ----------------------------------------------------------------
+
+header() {
+  local cpu
+  cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+  echo "arcport benchmarks -- $(date -u '+%Y-%m-%d %H:%M UTC') -- $(nproc) CPUs ($cpu), $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM"
+  echo "load average at start: $LOAD_START; at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "arcport $(git describe --tags --always --dirty 2>/dev/null || echo ?); peers: $(gzip --version | head -1), warcio.js $(node -p "require('./scripts/npm/node_modules/warcio/package.json').version" 2>/dev/null || echo ?), openzim zimdump $($OPENZIM --version 2>/dev/null | head -1 | awk '{print $NF}'), $(wget --version 2>/dev/null | head -1 | awk '{print $1, $2, $3}'), httrack $(httrack --version 2>/dev/null | awk '{print $3}' | head -1)"
+  echo "runs: $REPEAT per command (median; httrack: $HT_REPEAT)$([ "$QUICK" = 1 ] && echo '; QUICK MODE: small inputs, figures meaningless')"
+  echo "times: median wall seconds (CPU user+sys seconds); ratio = arcport wall / peer wall (targets apply to it); cpu ratio = arcport cpu / peer cpu; RSS = max resident MiB, arcport/peer"
+}
+
+table() {
+  printf '%-2s  %-36s  %-31s  %16s  %16s  %6s  %6s  %-4s  %9s  %-12s  %s\n' \
+    '#' 'arcport vs peer' 'input' 'arcport s (cpu)' 'peer s (cpu)' 'ratio' 'target' 'met' 'cpu ratio' 'max RSS MiB' 'runs'
+  awk -F'\t' '{
+    t = ($9 == "-") ? "-" : "<=" $9
+    printf "%-2s  %-36s  %-31s  %7.2f (%6.2f)  %7.2f (%6.2f)  %6.3f  %6s  %-4s  %9.3f  %-12s  %s\n",
+      $1, $2, $3, $4, $5, $6, $7, $8, t, $10, $13, $11, $12 }' "$ROWS"
+  if [ -s "$NOTES" ]; then
+    echo
+    echo "Notes:"
+    cat "$NOTES"
+  fi
+  echo
+  echo "Commands (from the repository root; {RUN} = 1 shown):"
+  cat "$CMDS"
 }
 
 main() {
-  local s
-  if [ $# -eq 0 ]; then set -- "${SECTIONS[@]}"; fi
+  local s status=0
+  [ $# -gt 0 ] || set -- "${SECTIONS[@]}"
   for s in "$@"; do
-    if ! declare -F "bench_$s" >/dev/null; then
-      echo "bench.sh: no section $s (have: ${SECTIONS[*]})" >&2
-      exit 2
-    fi
-    "bench_$s"
+    declare -F "bench_$s" >/dev/null || { echo "bench.sh: no section $s (have: ${SECTIONS[*]})" >&2; exit 2; }
   done
+  LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+  for s in "$@"; do
+    log "== $s"
+    "bench_$s" || { log "section $s failed"; status=1; }
+  done
+  { header; echo; table; } | tee "$BENCH_DIR/table.txt"
+  return $status
 }
 main "$@"
