@@ -14,21 +14,19 @@ import (
 
 	"github.com/arcport/arcport/lib/arc"
 	"github.com/arcport/arcport/lib/internal/peertest"
+	"github.com/arcport/arcport/lib/internal/samples"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
 )
 
-// fixture is the path of a sample file: the ARC and WARC files lib/arc and
-// lib/warc test with (testdata/arc, testdata/warc), or the quirks.* files
-// made for this package (testdata/cdx).
+// fixture is the path of a sample file: the quirks.* files made for this
+// package (testdata/cdx), or the ARC and WARC samples lib/arc and lib/warc
+// test with (package samples).
 func fixture(name string) string {
-	switch {
-	case strings.HasPrefix(name, "quirks."):
+	if strings.HasPrefix(name, "quirks.") {
 		return filepath.Join("../../testdata/cdx", name)
-	case strings.Contains(name, ".arc"):
-		return filepath.Join("../../testdata/arc", name)
 	}
-	return filepath.Join("../../testdata/warc", name)
+	return samples.Path(name)
 }
 
 // peerIndex runs `warcio cdx-index` on path and more arguments.

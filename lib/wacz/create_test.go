@@ -16,20 +16,12 @@ import (
 	"time"
 
 	"github.com/arcport/arcport/lib/arc"
+	"github.com/arcport/arcport/lib/internal/samples"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
 	"github.com/klauspost/compress/gzip"
 	"gopkg.in/yaml.v3"
 )
-
-// fixture is the path of an ARC or WARC sample: testdata/arc or
-// testdata/warc, as lib/arc and lib/warc test with.
-func fixture(name string) string {
-	if strings.Contains(name, ".arc") {
-		return "../../testdata/arc/" + name
-	}
-	return "../../testdata/warc/" + name
-}
 
 type input struct {
 	name string
@@ -38,7 +30,7 @@ type input struct {
 
 func readTD(t testing.TB, name string) input {
 	t.Helper()
-	b, err := os.ReadFile(fixture(name))
+	b, err := os.ReadFile(samples.Path(name))
 	if err != nil {
 		t.Fatal(err)
 	}

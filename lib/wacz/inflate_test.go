@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/arcport/arcport/lib/internal/samples"
 )
 
 func gz(t testing.TB, data []byte, level int) []byte {
@@ -22,7 +24,7 @@ func gz(t testing.TB, data []byte, level int) []byte {
 }
 
 func TestPrefixInflater(t *testing.T) {
-	warc, _ := os.ReadFile(fixture("example.warc"))
+	warc, _ := os.ReadFile(samples.Path("example.warc"))
 	text := bytes.Repeat([]byte("The archive keeps every path that forks. "), 3000)
 	cases := map[string][]byte{
 		"empty":  nil,
@@ -76,7 +78,7 @@ func TestPrefixInflater(t *testing.T) {
 }
 
 func FuzzPrefixInflater(f *testing.F) {
-	warc, _ := os.ReadFile(fixture("example.warc.gz"))
+	warc, _ := os.ReadFile(samples.Path("example.warc.gz"))
 	f.Add(warc[:784])
 	f.Add(gz(f, []byte("WARC/1.0\r\n\r\n"), 6))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -9,16 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// fixture is the path of an ARC or WARC sample: testdata/arc or
-// testdata/warc, as lib/arc and lib/warc test with.
-func fixture(name string) string {
-	if strings.Contains(name, ".arc") {
-		return "../../../testdata/arc/" + name
-	}
-	return "../../../testdata/warc/" + name
-}
+	"github.com/arcport/arcport/lib/internal/samples"
+)
 
 func run(t *testing.T, stdin []byte, args ...string) (string, string, int) {
 	t.Helper()
@@ -28,7 +21,7 @@ func run(t *testing.T, stdin []byte, args ...string) (string, string, int) {
 }
 
 func mustRead(t *testing.T, name string) []byte {
-	b, err := os.ReadFile(fixture(name))
+	b, err := os.ReadFile(samples.Path(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +41,7 @@ func dirFiles(t *testing.T, dir string) []string {
 func TestCreateValidateListGet(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "ex.wacz")
-	_, se, code := run(t, nil, "-o", out, "--title", "T", "--url", "http://example.com/", "-v", fixture("example.warc.gz"))
+	_, se, code := run(t, nil, "-o", out, "--title", "T", "--url", "http://example.com/", "-v", samples.Path("example.warc.gz"))
 	if code != 0 {
 		t.Fatalf("create: %d %s", code, se)
 	}
@@ -129,10 +122,10 @@ func TestBadInput(t *testing.T) {
 				case "CUT":
 					a = cut
 				case "IN":
-					a = fixture("example.warc.gz")
+					a = samples.Path("example.warc.gz")
 				case "NOO":
 					args = nil
-					a = fixture("example.warc.gz")
+					a = samples.Path("example.warc.gz")
 				}
 				args = append(args, a)
 			}
@@ -160,7 +153,7 @@ func TestValidateCLI(t *testing.T) {
 	}
 	// a WACZ with a deflated WARC and no pages: one line per problem
 	good := filepath.Join(dir, "good.wacz")
-	if _, se, code := run(t, nil, "-o", good, fixture("example.warc.gz")); code != 0 {
+	if _, se, code := run(t, nil, "-o", good, samples.Path("example.warc.gz")); code != 0 {
 		t.Fatal(se)
 	}
 	zr, _ := zip.OpenReader(good)
@@ -196,7 +189,7 @@ func TestValidateCLI(t *testing.T) {
 }
 
 func TestIndexCLI(t *testing.T) {
-	so, se, code := run(t, nil, "index", fixture("example.warc.gz"))
+	so, se, code := run(t, nil, "index", samples.Path("example.warc.gz"))
 	want := `com,example)/ 20170306040206 {"url":"http://example.com/","mime":"text/html","status":"200","digest":"G7HRM7BGOKSKMSXZAHMUQTTV53QOFSMK","length":"1228","offset":"784","filename":"example.warc.gz"}
 com,example)/ 20170306040348 {"url":"http://example.com/","mime":"warc/revisit","status":"200","digest":"G7HRM7BGOKSKMSXZAHMUQTTV53QOFSMK","length":"586","offset":"2621","filename":"example.warc.gz"}
 `
