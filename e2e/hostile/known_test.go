@@ -16,7 +16,6 @@ const (
 	knownCreateGzOffset   = "known: waczpack create reports \"record at offset 0\" for a damaged record of a .warc.gz and an offset inside the frame for a .warc.zst (waczpack index gives the record's real offset)"
 	knownCreateBareCR     = "known: waczpack create fails with \"waczpack: warc: bad field name \\\"WARC-Target\\rURI\\\"\" (no file, no offset) on a header field with a bare CR that lib/warc's reader accepts and its writer refuses"
 	knownTextLine         = "known: waczpack create --text writes a pages.jsonl line of 1.5 MB (256 Ki NULs of a gzip-bombed page, JSON-escaped) that waczpack validate rejects (bufio.Scanner: token too long)"
-	knownLinkMemory       = "known: mirrorget link extraction holds every link of a page: a 2 MiB page of <a href=x> tags takes 170-200 MiB RSS, 8 MiB 733 MiB (about 90 bytes per HTML byte)"
 	knownGzipPage         = "known: mirrorget inflates a gzip-encoded HTML page without bound to extract its links: a 1 MiB response inflating to 1 GiB runs past 20 s at ~200 MiB RSS"
 	knownTarpit           = "known: mirrorget has no per-request deadline or minimum transfer rate (HTTrack -J): a server sending 1 byte every 100 ms holds the crawl for ever (--timeout is an idle timeout)"
 	knownZimWarcShortO    = "known: zimdump warc -o FILE, as its help text shows, fails with \"Arguments did not match expected patterns\" (exit 255); --output=FILE works"

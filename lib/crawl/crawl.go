@@ -165,8 +165,8 @@ type Link struct {
 	Embedded bool
 	// Redirect is true for a Location header or a meta refresh.
 	Redirect bool
-	// Src is the link as lib/links found it (byte span, syntax...), nil for
-	// a Location header.
+	// Src is the link as lib/links found it (byte span, syntax...) at its
+	// first occurrence in the document, nil for a Location header.
 	Src *links.Link
 
 	// Canonical is the URL's canonical form ("" if it is not http(s)).
@@ -237,8 +237,9 @@ type Capture struct {
 	Err error
 	// Attempts is the number of times the URL was fetched (1 + retries).
 	Attempts int
-	// Links are the links found in the response and the crawler's
-	// decision about each.
+	// Links are the links found in the response, one per distinct URL
+	// (and role: embedded, navigational, redirect) in the order of their
+	// first occurrence, with the crawler's decision about each.
 	Links []Link
 	// Value is free for the caller (see Config.Prepare).
 	Value any

@@ -79,20 +79,44 @@ func classLinks(open func() (io.ReadCloser, error), u string) ([]Link, error) {
 }
 
 func toLinks(ls []links.Link) []Link {
-	var out []Link
+	var set linkSet
 	for _, l := range ls {
-		if l.Kind == links.Base || l.URL == "" {
-			continue
-		}
-		src := l
-		out = append(out, Link{
-			URL:      l.URL,
-			Embedded: l.Kind == links.Embedded,
-			Redirect: l.Syntax == links.SyntaxRefresh,
-			Src:      &src,
-		})
+		set.add(l)
 	}
-	return out
+	return set.out
+}
+
+// linkSet collects the links of one document as the extractor reports
+// them, one Link per distinct (URL, Embedded, Redirect): a page repeating a
+// link a million times costs one Link, so memory follows the distinct links
+// of a page, not their occurrences. The mirror's rewriter does not need the
+// occurrences: it extracts them again, streaming, as it rewrites.
+type linkSet struct {
+	out  []Link
+	seen map[linkKey]struct{}
+}
+
+type linkKey struct {
+	url                string
+	embedded, redirect bool
+}
+
+// add is a links.Func.
+func (s *linkSet) add(l links.Link) error {
+	if l.Kind == links.Base || l.URL == "" {
+		return nil
+	}
+	k := linkKey{l.URL, l.Kind == links.Embedded, l.Syntax == links.SyntaxRefresh}
+	if _, dup := s.seen[k]; dup {
+		return nil
+	}
+	if s.seen == nil {
+		s.seen = map[linkKey]struct{}{}
+	}
+	s.seen[k] = struct{}{}
+	src := l
+	s.out = append(s.out, Link{URL: l.URL, Embedded: k.embedded, Redirect: k.redirect, Src: &src})
+	return nil
 }
 
 // Parser returns the lib/links extractor for a media type and URL, or nil
@@ -161,9 +185,9 @@ func ExtractFrom(r io.Reader, mime, u string) ([]Link, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ls []links.Link
-	err = p(r, base, func(l links.Link) error { ls = append(ls, l); return nil })
-	return toLinks(ls), err
+	var set linkSet
+	err = p(r, base, set.add)
+	return set.out, err
 }
 
 // DocKind names the kind of document a media type and URL denote, as the

@@ -17,5 +17,7 @@
 //   - A Rewriter streams a document to an io.Writer, replacing the links found
 //     by lib/links at their byte spans: links to files of the mirror become
 //     relative paths (fragment kept), other links absolute URLs, <base href>
-//     neutralised. Nothing else in the document changes.
+//     neutralised. Nothing else in the document changes. RewriteFrom takes
+//     the links from an extractor as it reports them, so a page of a million
+//     links is rewritten without holding them.
 package mirror

@@ -62,38 +62,94 @@ func (rw *Rewriter) Target(docPath string, l *links.Link) string {
 // streamed, never held whole. It returns the bytes written. Links whose
 // span overlaps a previous one or lies past the end of src are an error.
 func (rw *Rewriter) Rewrite(dst io.Writer, src io.Reader, docPath string, ls []links.Link) (int64, error) {
+	return rw.RewriteFrom(dst, src, docPath, func(f links.Func) error {
+		for _, l := range ls {
+			if err := f(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// RewriteFrom is Rewrite with the links reported one by one by extract, in
+// source order, typically an extractor of lib/links reading the same
+// document through a second reader:
+//
+//	rw.RewriteFrom(dst, f1, path, func(fn links.Func) error { return links.HTML(f2, base, fn) })
+//
+// Each link is rewritten as it comes and then forgotten, so memory stays
+// small whatever the number of links in the document.
+//
+// When extract itself fails (a token too large, a read error), the rest of
+// src is copied unchanged, dst holds a whole document, and RewriteFrom
+// returns an *ExtractError saying how many links were rewritten before.
+func (rw *Rewriter) RewriteFrom(dst io.Writer, src io.Reader, docPath string, extract func(links.Func) error) (int64, error) {
 	bw := bufio.NewWriterSize(dst, 32<<10)
 	var written, pos int64
-	for i := range ls {
-		l := &ls[i]
+	i, rewritten := -1, 0
+	var failed error // a failure of ours, which stops extract
+	err := extract(func(l links.Link) error {
+		i++
 		if !l.Rewritable() {
-			continue
+			return nil
 		}
 		if l.Start < pos {
-			return written, fmt.Errorf("mirror: %s: link %d at offset %d overlaps the previous one (ends at %d)", docPath, i, l.Start, pos)
+			failed = fmt.Errorf("mirror: %s: link %d at offset %d overlaps the previous one (ends at %d)", docPath, i, l.Start, pos)
+			return failed
 		}
 		n, err := io.CopyN(bw, src, l.Start-pos)
 		written += n
 		if err != nil {
-			return written, fmt.Errorf("mirror: %s: link %d at offset %d: %w", docPath, i, l.Start, errUnexpectedEOF(err))
+			failed = fmt.Errorf("mirror: %s: link %d at offset %d: %w", docPath, i, l.Start, errUnexpectedEOF(err))
+			return failed
 		}
 		if _, err := io.CopyN(io.Discard, src, l.End-l.Start); err != nil {
-			return written, fmt.Errorf("mirror: %s: link %d at offset %d: %w", docPath, i, l.Start, errUnexpectedEOF(err))
+			failed = fmt.Errorf("mirror: %s: link %d at offset %d: %w", docPath, i, l.Start, errUnexpectedEOF(err))
+			return failed
 		}
-		m, err := bw.WriteString(l.Encode(rw.Target(docPath, l)))
+		m, err := bw.WriteString(l.Encode(rw.Target(docPath, &l)))
 		written += int64(m)
 		if err != nil {
-			return written, err
+			failed = err
+			return failed
 		}
 		pos = l.End
+		rewritten++
+		return nil
+	})
+	if failed != nil {
+		return written, failed
 	}
-	n, err := io.Copy(bw, src)
+	n, cerr := io.Copy(bw, src)
 	written += n
-	if err != nil {
-		return written, err
+	if cerr != nil {
+		return written, cerr
 	}
-	return written, bw.Flush()
+	if ferr := bw.Flush(); ferr != nil {
+		return written, ferr
+	}
+	if err != nil {
+		return written, &ExtractError{Doc: docPath, Rewritten: rewritten, Err: err}
+	}
+	return written, nil
 }
+
+// ExtractError reports that the extractor given to RewriteFrom failed: the
+// output is whole, with the links found before the failure rewritten and
+// the rest of the document copied unchanged.
+type ExtractError struct {
+	Doc       string // the document's local path
+	Rewritten int    // links rewritten before the failure
+	Err       error  // the extractor's error
+}
+
+func (e *ExtractError) Error() string {
+	return fmt.Sprintf("mirror: %s: links after the first %d left as they were: %v", e.Doc, e.Rewritten, e.Err)
+}
+
+// Unwrap returns the extractor's error.
+func (e *ExtractError) Unwrap() error { return e.Err }
 
 func errUnexpectedEOF(err error) error {
 	if err == io.EOF {

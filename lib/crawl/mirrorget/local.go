@@ -518,7 +518,9 @@ func (m *localMirror) finish() error {
 	return first
 }
 
-// rewrite rewrites one saved page in place.
+// rewrite rewrites one saved page in place. The links are extracted again
+// from a second reader of the page as the rewriter copies it, so no page
+// holds its links in memory, however many it has.
 func (m *localMirror) rewrite(rw *mirror.Rewriter, p page) error {
 	parse := crawl.Parser(p.mime, p.url)
 	base, err := url.Parse(p.url)
@@ -526,16 +528,11 @@ func (m *localMirror) rewrite(rw *mirror.Rewriter, p page) error {
 		return nil
 	}
 	src := filepath.Join(m.dir, filepath.FromSlash(p.path))
-	f, err := os.Open(src)
+	scan, err := os.Open(src)
 	if err != nil {
 		return err
 	}
-	var ls []links.Link
-	err = parse(f, base, func(l links.Link) error { ls = append(ls, l); return nil })
-	f.Close()
-	if err != nil && len(ls) == 0 {
-		return err
-	}
+	defer scan.Close()
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -545,7 +542,17 @@ func (m *localMirror) rewrite(rw *mirror.Rewriter, p page) error {
 	if err != nil {
 		return err
 	}
-	_, werr := rw.Rewrite(out, in, p.path, ls)
+	_, werr := rw.RewriteFrom(out, in, p.path, func(f links.Func) error { return parse(scan, base, f) })
+	// On an extractor failure the page is whole, its links rewritten up to
+	// the failure; a page the extractor could not read at all is reported.
+	var xe *mirror.ExtractError
+	var report error
+	if errors.As(werr, &xe) {
+		werr = nil
+		if xe.Rewritten == 0 {
+			report = xe.Err
+		}
+	}
 	if err := out.Close(); werr == nil {
 		werr = err
 	}
@@ -555,8 +562,9 @@ func (m *localMirror) rewrite(rw *mirror.Rewriter, p page) error {
 	}
 	if werr != nil {
 		os.Remove(out.Name())
+		return werr
 	}
-	return werr
+	return report
 }
 
 // writeIndex writes DIR/index.html pointing at the start pages, as HTTrack
