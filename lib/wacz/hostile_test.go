@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -135,5 +136,75 @@ func TestValidateLongPagesLine(t *testing.T) {
 	_, pages, err := r.Pages()
 	if err != nil || len(pages) != 1 || pages[0].Text != text {
 		t.Errorf("Pages: %d pages, err %v", len(pages), err)
+	}
+}
+
+// TestCreateBadFields (TestKnownCreateBareCR): a header field name holding
+// a bare CR is repaired by lib/warc's reader with a warning naming the file
+// and the record's offset, and the record is packed and indexed; a record
+// the WARC writer refuses (no WARC-Type) fails create with the file and the
+// record's offset, also after the fast path handed a .warc.gz over to
+// lib/warc inside a member holding two records.
+func TestCreateBadFields(t *testing.T) {
+	bareCR := strings.Replace(responseRecord("http://a.test/", "Content-Type: text/plain\r\n", []byte("hello")), "WARC-Target-URI", "WARC-Target\rURI", 1)
+	noType := strings.Replace(responseRecord("http://b.test/", "Content-Type: text/plain\r\n", []byte("hello")), "WARC-Type: response\r\n", "", 1)
+	at := len(hostileInfo)
+	gzMember := func(s string) []byte {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+		zw.Write([]byte(s))
+		zw.Close()
+		return b.Bytes()
+	}
+	first := gzMember(hostileInfo)
+	cases := []struct {
+		name, data string
+		err        string // "" : no error
+		warning    string
+	}{
+		{"bare-cr.warc", hostileInfo + bareCR, "",
+			fmt.Sprintf(`warning: bare-cr.warc: record at offset %d: bad field name "WARC-Target\rURI": read as "WARC-Target-URI"`, at)},
+		{"bare-cr.warc.gz", string(first) + string(gzMember(bareCR)), "",
+			fmt.Sprintf(`warning: bare-cr.warc.gz: record at offset %d: bad field name "WARC-Target\rURI": read as "WARC-Target-URI"`, len(first))},
+		{"no-type.warc", hostileInfo + noType, fmt.Sprintf("no-type.warc: record at offset %d: record has no WARC-Type", at), ""},
+		{"no-type.warc.gz", string(first) + string(gzMember(bareCR+noType)),
+			fmt.Sprintf("no-type.warc.gz: record at offset %d: record has no WARC-Type", len(first)), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var warnings []string
+			path, st, err := buildWACZ(t, Options{Warn: func(s string) { warnings = append(warnings, s) }}, input{c.name, []byte(c.data)})
+			if c.err != "" {
+				if err == nil || err.Error() != c.err {
+					t.Errorf("err %v, want %s", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(warnings) != 1 || warnings[0] != c.warning {
+				t.Errorf("warnings %q, want %q", warnings, c.warning)
+			}
+			if st.Captures != 1 {
+				t.Errorf("%d captures", st.Captures)
+			}
+			r, err := OpenFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			cp, err := r.Find("http://a.test/", time.Time{})
+			if err != nil {
+				t.Fatalf("Find: %v", err)
+			}
+			if strings.HasSuffix(c.name, ".gz") {
+				return // the member is copied as it is, bare CR included
+			}
+			rec, err := r.Record(cp)
+			if err != nil || rec.Header.Get("WARC-Target-URI") != "http://a.test/" {
+				t.Errorf("Record: %v", err)
+			}
+		})
 	}
 }

@@ -392,7 +392,8 @@ func (in *inputRun) switchToReencode(prev *pendingRec, cur *record.Record, curEr
 	in.queue = append(in.queue, &pendingRec{rec: first, seq: prev.seq})
 	in.mu.Unlock()
 	if err := in.ww.WriteRecord(first); err != nil {
-		return err
+		off := in.rawBase + prev.rec.Offset
+		return in.writeErr(err, off, off)
 	}
 	in.w.stats.Reencoded++
 	switch {
@@ -440,7 +441,7 @@ func (in *inputRun) nextReencode() (*record.Record, error) {
 			return nil, io.EOF
 		}
 		if err != nil {
-			return nil, err
+			return nil, shiftProblem(err, in.srcBase())
 		}
 		if err := in.getFatal(); err != nil {
 			return nil, err
@@ -454,10 +455,43 @@ func (in *inputRun) nextReencode() (*record.Record, error) {
 	in.queue = append(in.queue, pr)
 	in.mu.Unlock()
 	if err := in.ww.WriteRecord(rec); err != nil {
-		return nil, err
+		return nil, in.writeErr(err, in.srcBase()+rec.Offset, in.srcBase())
 	}
 	in.w.stats.Reencoded++
 	in.finish(rec)
 	view := &record.Record{Version: rec.Version, Header: rec.Header, Block: bytes.NewReader(in.prefix.Bytes()), Offset: pr.seq}
 	return view, nil
+}
+
+// srcBase is what the offsets of in.src count from: the member where the
+// input was handed over to lib/warc's reader (0 when it read from the start).
+func (in *inputRun) srcBase() int64 {
+	if in.wr != nil && in.src == in.wr {
+		return in.rawBase
+	}
+	return 0
+}
+
+// shiftProblem gives a problem whose offset counts from base its offset in
+// the file; other errors are returned as they are.
+func shiftProblem(err error, base int64) error {
+	var p *record.Problem
+	if base == 0 || !errors.As(err, &p) {
+		return err
+	}
+	q := *p
+	q.Offset += base
+	return &q
+}
+
+// writeErr names the input and the record at off in an error of the WARC
+// writer: a record it refuses (no WARC-Type, a bad field), or a problem
+// of the reader found as the block was read (whose offset counts from
+// base), or an output error.
+func (in *inputRun) writeErr(err error, off, base int64) error {
+	var p *record.Problem
+	if errors.As(err, &p) {
+		return shiftProblem(p, base)
+	}
+	return &record.Problem{File: in.name, Offset: off, Msg: strings.TrimPrefix(err.Error(), "warc: ")}
 }

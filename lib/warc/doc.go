@@ -12,7 +12,8 @@
 // for malformed input: missing or bad Content-Length, truncated blocks,
 // garbage between records (resynchronised on the next "WARC/" line), blocks
 // not followed by CRLF CRLF, members holding more than one record, unknown
-// versions. With WithVerifyDigests it checks WARC-Block-Digest and
+// versions, header fields the Writer would refuse (a bare CR or white space
+// in a name, read as '-'; a bare CR in a value, read as a space). With WithVerifyDigests it checks WARC-Block-Digest and
 // WARC-Payload-Digest as the block streams by.
 //
 // Records inside a gzip member (or zstd frame) that holds more than one

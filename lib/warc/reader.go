@@ -443,7 +443,12 @@ func (r *Reader) readHeader() (*record.Record, error) {
 		}
 		if line[0] == ' ' || line[0] == '\t' {
 			if n := len(rec.Header); n > 0 {
-				rec.Header[n-1].Value = strings.TrimSpace(rec.Header[n-1].Value + strings.TrimRight(line, " \t"))
+				f := &rec.Header[n-1]
+				v, err := r.fieldValue(start, f.Name, f.Value+strings.TrimRight(line, " \t"))
+				if err != nil {
+					return nil, err
+				}
+				f.Value = v
 				continue
 			}
 		}
@@ -455,10 +460,21 @@ func (r *Reader) readHeader() (*record.Record, error) {
 			}
 			continue
 		}
+		if strings.ContainsAny(name, notInName) {
+			fixed := repairName(name)
+			if err := r.problem(start, true, false, "bad field name %q: read as %q", clip(name), clip(fixed)); err != nil {
+				return nil, err
+			}
+			name = fixed
+		}
 		if c, ok := canonicalNames[name]; ok {
 			name = c
 		}
-		rec.Header = append(rec.Header, record.Field{Name: name, Value: strings.TrimSpace(value)})
+		v, err := r.fieldValue(start, name, value)
+		if err != nil {
+			return nil, err
+		}
+		rec.Header = append(rec.Header, record.Field{Name: name, Value: v})
 	}
 	for _, f := range [...]string{record.FieldType, record.FieldRecordID, record.FieldDate} {
 		if !rec.Header.Has(f) {
@@ -498,6 +514,19 @@ func (r *Reader) readHeader() (*record.Record, error) {
 	r.blk = b
 	r.memberRecords++
 	return rec, nil
+}
+
+// fieldValue trims a field value and repairs a bare CR in it (which the
+// Writer would refuse), reporting the repair.
+func (r *Reader) fieldValue(start int64, name, value string) (string, error) {
+	value = strings.TrimSpace(value)
+	if strings.IndexByte(value, '\r') >= 0 {
+		if err := r.problem(start, true, false, "field %s: bare CR in the value read as a space", clip(name)); err != nil {
+			return "", err
+		}
+		value = repairValue(value)
+	}
+	return value, nil
 }
 
 func clip(s string) string {

@@ -144,7 +144,7 @@ func special(name string) bool {
 }
 
 func checkField(name, value string) error {
-	if name == "" || strings.ContainsAny(name, ":\r\n \t") {
+	if name == "" || strings.ContainsAny(name, notInName) {
 		return fmt.Errorf("warc: bad field name %q", name)
 	}
 	if strings.ContainsAny(value, "\r\n") {
