@@ -85,6 +85,9 @@ type Writer struct {
 	caps  *captureTimes
 	index *indexSet
 	names map[string]bool
+	// inputNames are the inputs as named in errors, for the warnings
+	// about the collection as a whole.
+	inputNames []string
 
 	resources []Resource
 	stats     Stats
@@ -216,6 +219,11 @@ func (w *Writer) AddInput(name string, r io.Reader) error {
 
 func (w *Writer) addInput(name string, r io.Reader) error {
 	w.stats.Inputs++
+	if len(w.inputNames) < 4 {
+		w.inputNames = append(w.inputNames, displayName(name))
+	} else if len(w.inputNames) == 4 {
+		w.inputNames = append(w.inputNames, "...")
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	kind, err := SniffInput(br)
 	if err != nil {

@@ -3,6 +3,7 @@ package wacz
 import (
 	"errors"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -30,6 +31,9 @@ func (w *Writer) Close() error {
 }
 
 func (w *Writer) finish() error {
+	if w.stats.Captures == 0 {
+		w.warn("warning: %s: no records to index: the WACZ's index is empty", strings.Join(w.inputNames, ", "))
+	}
 	// indexes/
 	idx, err := w.index.write(w.zw, w.opts.HashAlg)
 	if err != nil {

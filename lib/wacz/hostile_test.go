@@ -2,7 +2,9 @@ package wacz
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -206,5 +208,47 @@ func TestCreateBadFields(t *testing.T) {
 				t.Errorf("Record: %v", err)
 			}
 		})
+	}
+}
+
+// TestCreateNoCaptures (TestKnownCreateNoCaptures): a WARC holding only its
+// warcinfo record packs into a WACZ whose index is empty but valid: the
+// .cdx.gz is one empty gzip member (it was 0 bytes, which is not gzip and
+// which Validate rejected) and the .idx has its !meta line and no blocks
+// (ReplayWeb.page reads a .cdx.gz only through the blocks of its .idx).
+// create warns that there is nothing to index.
+func TestCreateNoCaptures(t *testing.T) {
+	in := readTD(t, "example.warc.gz")
+	in.data = in.data[:784] // its two warcinfo records
+	var warnings []string
+	path, st, err := buildWACZ(t, Options{Warn: func(s string) { warnings = append(warnings, s) }}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "warning: example.warc.gz: no records to index: the WACZ's index is empty"
+	if len(warnings) != 1 || warnings[0] != want || st.Captures != 0 || st.Records != 2 {
+		t.Errorf("warnings %q, stats %+v", warnings, st)
+	}
+	files := entries(t, path)
+	if got, want := string(files["indexes/index.idx"]), `!meta 0 {"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"}`+"\n"; got != want {
+		t.Errorf("index.idx %q, want %q", got, want)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(files["indexes/index.cdx.gz"]))
+	if err != nil {
+		t.Fatalf("index.cdx.gz: %v", err)
+	}
+	if b, err := io.ReadAll(zr); err != nil || len(b) != 0 {
+		t.Errorf("index.cdx.gz: %q, %v", b, err)
+	}
+	r, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if probs := r.Validate(); len(probs) > 0 {
+		t.Errorf("Validate: %v", probs)
+	}
+	if _, err := r.Find("http://example.com/", time.Time{}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Find: %v", err)
 	}
 }

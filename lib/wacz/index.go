@@ -7,6 +7,7 @@ import (
 	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
+	"github.com/klauspost/compress/gzip"
 )
 
 // recordWriter writes records gzip per record and reports where each went.
@@ -81,6 +82,14 @@ func (s *indexSet) write(zw *ZipWriter, hashAlg string) ([]Resource, error) {
 	if err := zn.Close(); err != nil {
 		return nil, err
 	}
+	if s.n == 0 {
+		// No captures: the ZipNum has no blocks, and the .cdx.gz would be
+		// 0 bytes, which is not gzip. An empty member is: anything reading
+		// the index whole (zcat, validate) reads no lines from it.
+		if err := emptyGzip(data); err != nil {
+			return nil, err
+		}
+	}
 	if err := data.Close(); err != nil {
 		return nil, err
 	}
@@ -99,6 +108,11 @@ func (s *indexSet) write(zw *ZipWriter, hashAlg string) ([]Resource, error) {
 		return nil, err
 	}
 	return append(out, Resource{Name: resourceName(ie.Name()), Path: ie.Name(), Hash: ie.Hash(), Bytes: ie.Size()}), nil
+}
+
+// emptyGzip writes a gzip member holding nothing.
+func emptyGzip(w io.Writer) error {
+	return gzip.NewWriter(w).Close()
 }
 
 // limitedBuffer keeps the first n bytes written to it.
