@@ -672,8 +672,9 @@ func (in *inputRun) handover(s int64, first *pendingRec) error {
 		if err == io.EOF {
 			err = fmt.Errorf("%s: record at offset %d: cannot read it again", in.name, s)
 		}
-		return err
+		return shiftProblem(err, s)
 	}
+	shiftBlock(rec, s)
 	// page detection again, on the record as lib/warc reads it
 	in.w.det.Forget()
 	in.detect(rec, nil)

@@ -326,11 +326,10 @@ func (in *inputRun) finish(rec *record.Record) {
 // returns (nil, nil) after switching to re-encoding.
 func (in *inputRun) nextRaw() (*record.Record, error) {
 	rec, err := in.wr.Next()
-	var p *record.Problem
-	if err != nil && in.rawBase != 0 && errors.As(err, &p) {
-		q := *p
-		q.Offset += in.rawBase
-		err = &q
+	if err != nil {
+		err = shiftProblem(err, in.rawBase)
+	} else {
+		shiftBlock(rec, in.rawBase)
 	}
 	if terr := in.tapErr(); terr != nil {
 		return nil, terr
@@ -382,18 +381,19 @@ func (in *inputRun) switchToReencode(prev *pendingRec, cur *record.Record, curEr
 	if err != nil {
 		return err
 	}
+	off := in.rawBase + prev.rec.Offset
 	first, err := again.Next()
 	if err != nil {
-		return fmt.Errorf("%s: record at offset %d: cannot read it again: %v", in.name, in.rawBase+prev.rec.Offset, err)
+		return fmt.Errorf("%s: record at offset %d: cannot read it again: %v", in.name, off, err)
 	}
+	shiftBlock(first, off)
 	in.raw = false
 	in.startWriter()
 	in.mu.Lock()
 	in.queue = append(in.queue, &pendingRec{rec: first, seq: prev.seq})
 	in.mu.Unlock()
 	if err := in.ww.WriteRecord(first); err != nil {
-		off := in.rawBase + prev.rec.Offset
-		return in.writeErr(err, off, off)
+		return in.writeErr(err, off)
 	}
 	in.w.stats.Reencoded++
 	switch {
@@ -443,6 +443,7 @@ func (in *inputRun) nextReencode() (*record.Record, error) {
 		if err != nil {
 			return nil, shiftProblem(err, in.srcBase())
 		}
+		shiftBlock(rec, in.srcBase())
 		if err := in.getFatal(); err != nil {
 			return nil, err
 		}
@@ -455,7 +456,7 @@ func (in *inputRun) nextReencode() (*record.Record, error) {
 	in.queue = append(in.queue, pr)
 	in.mu.Unlock()
 	if err := in.ww.WriteRecord(rec); err != nil {
-		return nil, in.writeErr(err, in.srcBase()+rec.Offset, in.srcBase())
+		return nil, in.writeErr(err, in.srcBase()+rec.Offset)
 	}
 	in.w.stats.Reencoded++
 	in.finish(rec)
@@ -484,14 +485,38 @@ func shiftProblem(err error, base int64) error {
 	return &q
 }
 
+// shiftedBlock gives the problems a block's reads return their offsets in
+// the file: a reader started at base (a hand-over, a record read again
+// from the archive) counts its offsets from there.
+type shiftedBlock struct {
+	r    io.Reader
+	base int64
+}
+
+func (b shiftedBlock) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = shiftProblem(err, b.base)
+	}
+	return n, err
+}
+
+// shiftBlock makes the block of rec, read by a reader started at base,
+// report file offsets.
+func shiftBlock(rec *record.Record, base int64) {
+	if base != 0 && rec.Block != nil {
+		rec.Block = shiftedBlock{rec.Block, base}
+	}
+}
+
 // writeErr names the input and the record at off in an error of the WARC
-// writer: a record it refuses (no WARC-Type, a bad field), or a problem
-// of the reader found as the block was read (whose offset counts from
-// base), or an output error.
-func (in *inputRun) writeErr(err error, off, base int64) error {
+// writer: a record it refuses (no WARC-Type, a bad field) or an output
+// error. A problem of the reader found as the block was read names its
+// file and offset already.
+func (in *inputRun) writeErr(err error, off int64) error {
 	var p *record.Problem
 	if errors.As(err, &p) {
-		return shiftProblem(p, base)
+		return p
 	}
 	return &record.Problem{File: in.name, Offset: off, Msg: strings.TrimPrefix(err.Error(), "warc: ")}
 }
