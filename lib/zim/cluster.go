@@ -84,7 +84,7 @@ func (c *Cluster) OpenBlob(i uint32) (io.ReadCloser, error) {
 	}
 	if _, err := io.CopyN(io.Discard, s, int64(start)); err != nil {
 		s.Close()
-		return nil, a.errf(int64(c.Offset), "cluster %d at offset %d: decompressing to blob %d: %v", c.Index, c.Offset, i, noEOF(err))
+		return nil, a.passf(noEOF(err), int64(c.Offset), "cluster %d at offset %d: decompressing to blob %d", c.Index, c.Offset, i)
 	}
 	return &blobStream{Reader: io.LimitReader(s, size), s: s, c: c, left: size}, nil
 }
@@ -103,7 +103,7 @@ func (b *blobStream) Read(p []byte) (int, error) {
 		return n, b.c.a.errf(int64(b.c.Offset), "cluster %d at offset %d: decompressed data truncated (%d bytes missing)", b.c.Index, b.c.Offset, b.left)
 	}
 	if err != nil && err != io.EOF {
-		err = b.c.a.errf(int64(b.c.Offset), "cluster %d at offset %d: %v", b.c.Index, b.c.Offset, err)
+		err = b.c.a.passf(err, int64(b.c.Offset), "cluster %d at offset %d", b.c.Index, b.c.Offset)
 	}
 	return n, err
 }
@@ -232,7 +232,7 @@ func (a *Archive) readOffsets(idx uint32, off uint64, info byte, r io.Reader) ([
 	}
 	var fb [8]byte
 	if _, err := io.ReadFull(r, fb[:osz]); err != nil {
-		return nil, 0, a.errf(int64(off), "cluster %d at offset %d: reading the blob offset table: %v", idx, off, noEOF(err))
+		return nil, 0, a.passf(noEOF(err), int64(off), "cluster %d at offset %d: reading the blob offset table", idx, off)
 	}
 	first := binary.LittleEndian.Uint64(fb[:])
 	if osz == 4 {
@@ -255,7 +255,7 @@ func (a *Archive) readOffsets(idx uint32, off uint64, info byte, r io.Reader) ([
 	for left := (n - 1) * osz; left > 0; {
 		k := min(left, uint64(len(buf)))
 		if _, err := io.ReadFull(r, buf[:k]); err != nil {
-			return nil, 0, a.errf(int64(off), "cluster %d at offset %d: reading the blob offset table: %v", idx, off, noEOF(err))
+			return nil, 0, a.passf(noEOF(err), int64(off), "cluster %d at offset %d: reading the blob offset table", idx, off)
 		}
 		for p := uint64(0); p < k; p += osz {
 			var v uint64
@@ -306,7 +306,7 @@ func (a *Archive) loadCluster(idx uint32, withData bool) (*Cluster, error) {
 		return c, nil
 	}
 	if _, err := io.CopyN(io.Discard, s, int64(offsets[0]-pos)); err != nil {
-		return nil, a.errf(int64(off), "cluster %d at offset %d: decompressed data truncated: %v", idx, off, noEOF(err))
+		return nil, a.passf(noEOF(err), int64(off), "cluster %d at offset %d: decompressed data truncated", idx, off)
 	}
 	total := c.DataSize() - offsets[0]
 	data := make([]byte, 0, min(total, 8<<20))
@@ -318,7 +318,7 @@ func (a *Archive) loadCluster(idx uint32, withData bool) (*Cluster, error) {
 		n, err := io.ReadFull(s, data[len(data):len(data)+int(k)])
 		data = data[:len(data)+n]
 		if err != nil {
-			return nil, a.errf(int64(off), "cluster %d at offset %d: decompressed data truncated at %d of %d bytes: %v", idx, off, len(data), total, noEOF(err))
+			return nil, a.passf(noEOF(err), int64(off), "cluster %d at offset %d: decompressed data truncated at %d of %d bytes", idx, off, len(data), total)
 		}
 	}
 	c.base, c.data, c.hasData, c.dataSize = offsets[0], data, true, int64(len(data))

@@ -33,8 +33,32 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("%s: offset %d: %s", e.File, e.Offset, e.Msg)
 }
 
+// errf returns a FormatError at off. An argument that is (or wraps) a
+// FormatError contributes its Msg, and its offset when it has one (it
+// locates the fault more precisely), so that the file name and offset
+// appear once.
 func (a *Archive) errf(off int64, format string, args ...any) error {
+	for i, v := range args {
+		var fe *FormatError
+		if err, ok := v.(error); ok && errors.As(err, &fe) {
+			args[i] = fe.Msg
+			if fe.Offset >= 0 {
+				off = fe.Offset
+			}
+		}
+	}
 	return &FormatError{File: a.name, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// passf is errf for an error err met at off, which ends the message: a
+// FormatError is returned as it is, since it already names the structure
+// at fault (the cluster, the block).
+func (a *Archive) passf(err error, off int64, format string, args ...any) error {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return err
+	}
+	return a.errf(off, format+": %v", append(args, err)...)
 }
 
 // Message returns the text zimdump prints after "Exception: " for err:

@@ -470,7 +470,7 @@ func (q *seqBlobs) open(b uint32) (io.Reader, error) {
 		q.pos = 0
 	}
 	if _, err := io.CopyN(io.Discard, q.s, int64(start-q.pos)); err != nil {
-		return nil, q.c.a.errf(int64(q.c.Offset), "cluster %d at offset %d: decompressing to blob %d: %v", q.c.Index, q.c.Offset, b, noEOF(err))
+		return nil, q.c.a.passf(noEOF(err), int64(q.c.Offset), "cluster %d at offset %d: decompressing to blob %d", q.c.Index, q.c.Offset, b)
 	}
 	q.pos = start + uint64(size)
 	return &blobStream{Reader: io.LimitReader(q.s, size), s: io.NopCloser(nil), c: q.c, left: size}, nil
