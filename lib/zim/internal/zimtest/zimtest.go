@@ -17,10 +17,15 @@ import (
 )
 
 // Cluster describes one cluster: its compression (1 none, 4 XZ, 5 zstd)
-// and whether its offsets are 8 bytes wide.
+// and whether its offsets are 8 bytes wide. Extra blobs follow the blobs
+// of the entries (blobs no entry refers to). Encode, when set, compresses
+// the cluster data (offset table and blobs) instead of the default
+// encoder of Comp.
 type Cluster struct {
 	Comp     byte
 	Extended bool
+	Extra    [][]byte
+	Encode   func(raw []byte) ([]byte, error)
 }
 
 // Entry is a directory entry to write. Items carry Data stored in cluster
@@ -91,6 +96,9 @@ func Build(s Spec) ([]byte, Offsets, error) {
 		}
 		blobNo[i] = len(blobs[e.Cluster])
 		blobs[e.Cluster] = append(blobs[e.Cluster], e.Data)
+	}
+	for ci, c := range s.Clusters {
+		blobs[ci] = append(blobs[ci], c.Extra...)
 	}
 	var out bytes.Buffer
 	hsize := 80
@@ -180,6 +188,14 @@ func Build(s Spec) ([]byte, Offsets, error) {
 			raw.Write(b)
 		}
 		out.WriteByte(info)
+		if c.Encode != nil {
+			enc, err := c.Encode(raw.Bytes())
+			if err != nil {
+				return nil, Offsets{}, err
+			}
+			out.Write(enc)
+			continue
+		}
 		switch c.Comp {
 		case 0, 1:
 			out.Write(raw.Bytes())
