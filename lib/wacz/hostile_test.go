@@ -1,10 +1,13 @@
 package wacz
 
 import (
+	"archive/zip"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -354,6 +357,85 @@ func TestCreateOffsetsAsIndex(t *testing.T) {
 		}
 		if checked < len(damaged)/4 {
 			t.Errorf("%s: only %d of %d damaged inputs compared", in.name, checked, len(damaged))
+		}
+	}
+}
+
+// flipInEntry flips one bit of the data of a STORED entry of the zip at
+// path, off bytes into the entry, and returns the new file's path.
+func flipInEntry(t *testing.T, path, entry string, off int64) string {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		if f.Name != entry {
+			continue
+		}
+		start, err := f.DataOffset()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[start+off] ^= 0x10
+		out := filepath.Join(t.TempDir(), "damaged.wacz")
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	t.Fatalf("no %s in %s", entry, path)
+	return ""
+}
+
+// TestRecordErrors: Reader.Record names the WACZ, the WARC in it and the
+// record's offset in the WARC, in its own errors and in those of the
+// block's reads (which used to name the WARC alone, at "offset 0"), and
+// checks the gzip trailer at the block's end (a flipped bit in the body of
+// a capture was returned as the capture).
+func TestRecordErrors(t *testing.T) {
+	in := readTD(t, "example.warc.gz")
+	path, _, err := buildWACZ(t, Options{}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := time.Date(2017, 3, 6, 4, 2, 6, 0, time.UTC)
+	read := func(p string) ([]byte, error) {
+		r, err := OpenFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		cp, err := r.Find("http://example.com/", ts)
+		if err != nil || cp.Offset != 784 {
+			t.Fatalf("Find: %+v %v", cp, err)
+		}
+		rec, err := r.Record(cp)
+		if err != nil {
+			return nil, err
+		}
+		return io.ReadAll(rec.Block)
+	}
+	good, err := read(path)
+	if err != nil || len(good) != 975 || !bytes.HasPrefix(good, []byte("HTTP/1.1 200 OK\r\n")) {
+		t.Fatalf("undamaged: %d bytes, %v", len(good), err)
+	}
+	for _, c := range []struct {
+		off  int64 // in the WARC
+		want string
+	}{
+		{784 + 3, "record at offset 784: "},   // the member's header: Next fails
+		{784 + 400, "record at offset 784: "}, // its deflate data: the CRC at the block's end
+	} {
+		_, err := read(flipInEntry(t, path, "archive/example.warc.gz", c.off))
+		want := "damaged.wacz: archive/example.warc.gz: " + c.want
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bit flipped at %d: err %v, want %q", c.off, err, want)
 		}
 	}
 }

@@ -529,7 +529,10 @@ func (r *Reader) findZipNum(cdxName, idxName, key string, fn func(*Capture) erro
 }
 
 // Record reads the record a capture points to with one ranged read of its
-// STORED WARC. The record's block is read from the returned record.
+// STORED WARC. The record's block is read from the returned record; at its
+// end the rest of the record (CRLF CRLF, the gzip trailer and its CRC) is
+// checked. Errors, those of the block's reads included, name the WACZ, the
+// WARC in it and the record's offset in the WARC.
 func (r *Reader) Record(c *Capture) (*record.Record, error) {
 	f := r.files[ArchiveDir+c.Filename]
 	if f == nil {
@@ -539,7 +542,9 @@ func (r *Reader) Record(c *Capture) (*record.Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", r.name, err)
 	}
-	wr, err := warc.NewReader(rd, warc.WithFilename(ArchiveDir+c.Filename), warc.WithPolicy(record.Fail))
+	// problems name the WACZ and the WARC in it, and the record's offset
+	// in that WARC (the reader counts from the start of the range)
+	wr, err := warc.NewReader(rd, warc.WithFilename(r.name+": "+ArchiveDir+c.Filename), warc.WithPolicy(record.Fail))
 	if err != nil {
 		return nil, err
 	}
@@ -548,9 +553,35 @@ func (r *Reader) Record(c *Capture) (*record.Record, error) {
 		if err == io.EOF {
 			err = fmt.Errorf("%s: %s%s: no record at offset %d", r.name, ArchiveDir, c.Filename, c.Offset)
 		}
-		return nil, err
+		return nil, shiftProblem(err, c.Offset)
 	}
+	if rec.Block == nil {
+		rec.Block = bytes.NewReader(nil)
+	}
+	rec.Block = &checkedBlock{r: rec.Block, wr: wr}
+	shiftBlock(rec, c.Offset)
 	return rec, nil
+}
+
+// checkedBlock is the block of a record read with Reader.Record: at the
+// block's end it reads on to the end of the record's range, so that what
+// follows the block (CRLF CRLF, the gzip trailer with its CRC) is checked
+// too and damage is an error rather than a silently changed capture.
+type checkedBlock struct {
+	r    io.Reader
+	wr   *warc.Reader
+	done bool
+}
+
+func (b *checkedBlock) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		if _, nerr := b.wr.Next(); nerr != io.EOF && nerr != nil {
+			return n, nerr
+		}
+	}
+	return n, err
 }
 
 // Payload returns the HTTP payload of a response record (the entity body

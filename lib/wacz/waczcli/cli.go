@@ -3,6 +3,7 @@ package waczcli
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/wacz"
 	"github.com/urfave/cli/v2"
 )
@@ -421,7 +423,7 @@ func get(c *cli.Context, stdout io.Writer) error {
 	}
 	body, head, err := wacz.Payload(rec, !c.Bool("raw"))
 	if err != nil {
-		return fmt.Errorf("%s: %s%s offset %d: %v", name, wacz.ArchiveDir, cp.Filename, cp.Offset, err)
+		return recordErr(name, cp, err)
 	}
 	w := stdout
 	var af *cliutil.AtomicFile
@@ -442,7 +444,7 @@ func get(c *cli.Context, stdout io.Writer) error {
 		bw.WriteString("\r\n")
 	}
 	if _, err := io.Copy(bw, body); err != nil {
-		return fmt.Errorf("%s: %s%s offset %d: %v", name, wacz.ArchiveDir, cp.Filename, cp.Offset, err)
+		return recordErr(name, cp, err)
 	}
 	if err := bw.Flush(); err != nil {
 		return err
@@ -451,6 +453,17 @@ func get(c *cli.Context, stdout io.Writer) error {
 		return af.Commit()
 	}
 	return nil
+}
+
+// recordErr names the WACZ, the WARC in it and the record's offset in an
+// error about the record of cp (a problem of the WARC reader names them
+// already).
+func recordErr(name string, cp *wacz.Capture, err error) error {
+	var p *record.Problem
+	if errors.As(err, &p) {
+		return err
+	}
+	return fmt.Errorf("%s: %s%s: record at offset %d: %v", name, wacz.ArchiveDir, cp.Filename, cp.Offset, err)
 }
 
 func index(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
