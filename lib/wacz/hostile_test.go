@@ -3,6 +3,7 @@ package wacz
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -436,6 +437,70 @@ func TestRecordErrors(t *testing.T) {
 		want := "damaged.wacz: archive/example.warc.gz: " + c.want
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("bit flipped at %d: err %v, want %q", c.off, err, want)
+		}
+	}
+}
+
+// TestValidateUnsafeNames: zip entry names and resource paths that could
+// leave the directory a tool unpacks into are flagged, backslash forms
+// included (`..\x` was taken for a plain name).
+func TestValidateUnsafeNames(t *testing.T) {
+	good, err := os.ReadFile(goodWACZ(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// withEntry copies the good WACZ and adds an entry named name, listing
+	// it in datapackage.json under that path when listed is set.
+	withEntry := func(name string, listed bool) string {
+		zr, _ := zip.NewReader(bytes.NewReader(good), int64(len(good)))
+		out := filepath.Join(t.TempDir(), "names.wacz")
+		f, _ := os.Create(out)
+		defer f.Close()
+		zw := zip.NewWriter(f)
+		for _, e := range zr.File {
+			if e.Name != DataPackagePath || !listed {
+				zw.Copy(e)
+				continue
+			}
+			rc, _ := e.Open()
+			raw, _ := io.ReadAll(rc)
+			rc.Close()
+			var dp DataPackage
+			if err := json.Unmarshal(raw, &dp); err != nil {
+				t.Fatal(err)
+			}
+			dp.Resources = append(dp.Resources, Resource{Name: "x", Path: name, Hash: "sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881", Bytes: 1})
+			raw, _ = dp.Marshal()
+			w, _ := zw.Create(DataPackagePath)
+			w.Write(raw)
+		}
+		w, _ := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
+		w.Write([]byte("x"))
+		zw.Close()
+		return out
+	}
+	for _, c := range []struct{ name, why string }{
+		{`..\x`, `a ".." element`},
+		{`archive\..\..\x`, `a ".." element`},
+		{`\abs\x`, "absolute"},
+		{"C:/x", "drive letter"},
+		{`c:\x`, "drive letter"},
+		{"../x", `a ".." element`},
+		{"archive/../../x", `a ".." element`},
+		{"/abs/x", "absolute"},
+		{`archive\x.warc.gz`, "a backslash"},
+		{"extra/..x/ok", ""},
+		{"x..", ""},
+	} {
+		probs := validateFile(t, withEntry(c.name, false))
+		unsafe := hasProblem(probs, c.name, `^unsafe entry name \(`+regexp.QuoteMeta(c.why)+`\)$`)
+		if unsafe != (c.why != "") || c.why == "" && len(probs) != 1 { // "not listed in datapackage.json"
+			t.Errorf("entry %q: problems %v, want unsafe (%s): %v", c.name, probs, c.why, c.why != "")
+		}
+		probs = validateFile(t, withEntry(c.name, true))
+		unsafe = hasProblem(probs, DataPackagePath, `unsafe path "`+regexp.QuoteMeta(strings.ReplaceAll(c.name, `\`, `\\`))+`" \(`+regexp.QuoteMeta(c.why)+`\)$`)
+		if unsafe != (c.why != "") {
+			t.Errorf("resource %q: problems %v, want unsafe (%s): %v", c.name, probs, c.why, c.why != "")
 		}
 	}
 }

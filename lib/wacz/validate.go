@@ -34,10 +34,11 @@ func (p Problem) String() string {
 const MaxProblemsPerFile = 20
 
 // Validate checks a WACZ against WACZ 1.1.1 and returns every problem found
-// (nil when it is valid). It checks: the zip directory; datapackage.json
-// (well-formed, profile "data-package", wacz_version, each resource with a
-// Frictionless name, a path present in the zip, the right size and hash;
-// every file listed); datapackage-digest.json (path and hash of the
+// (nil when it is valid). It checks: the zip directory (no duplicate
+// names, none that could leave an unpacking directory: absolute, "..",
+// backslashes); datapackage.json (well-formed, profile "data-package",
+// wacz_version, each resource with a Frictionless name, a safe path present
+// in the zip, the right size and hash; every file listed); datapackage-digest.json (path and hash of the
 // manifest); archive/ holds WARC files, STORED, named .warc.gz exactly when
 // gzipped; indexes/ holds a CDXJ index, .cdx.gz STORED, every line
 // well-formed, sorted, pointing at a WARC of archive/ with offset+length
@@ -78,14 +79,34 @@ func (v *validator) run() {
 			v.add(f.Name, "duplicate entry in the zip directory")
 		}
 		seen[f.Name] = true
-		if strings.HasPrefix(f.Name, "/") || strings.Contains("/"+f.Name+"/", "/../") {
-			v.add(f.Name, "unsafe entry name")
+		if why := unsafeName(f.Name); why != "" {
+			v.add(f.Name, "unsafe entry name (%s)", why)
 		}
 	}
 	v.checkPackage()
 	v.checkArchive()
 	v.checkIndexes()
 	v.checkPages()
+}
+
+// unsafeName says why a zip entry name or resource path could reach
+// outside the directory a tool unpacks into ("" when it cannot): absolute
+// (a leading slash or a drive letter), a ".." element, or a backslash,
+// which zip names must not hold (APPNOTE 4.4.17: "/" separates) and which
+// Windows tools take for a separator, so that "..\x" climbs too.
+func unsafeName(name string) string {
+	slashed := strings.ReplaceAll(name, "\\", "/")
+	switch {
+	case strings.HasPrefix(slashed, "/"):
+		return "absolute"
+	case len(slashed) >= 2 && slashed[1] == ':' && (slashed[0]|0x20 >= 'a' && slashed[0]|0x20 <= 'z'):
+		return "drive letter"
+	case strings.Contains("/"+slashed+"/", "/../"):
+		return "a \"..\" element"
+	case strings.ContainsRune(name, '\\'):
+		return "a backslash"
+	}
+	return ""
 }
 
 // checkPackage checks datapackage.json, every resource, and the digest file.
@@ -137,6 +158,9 @@ func (v *validator) checkPackage() {
 		}
 		if listed[res.Path] {
 			v.add(DataPackagePath, "%s: %s listed twice", where, res.Path)
+		}
+		if why := unsafeName(res.Path); why != "" {
+			v.add(DataPackagePath, "%s: unsafe path %q (%s)", where, res.Path, why)
 		}
 		listed[res.Path] = true
 		if res.Name == "" {
