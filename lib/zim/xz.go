@@ -114,8 +114,12 @@ func (x *xzReader) Read(p []byte) (int, error) {
 		}
 		switch {
 		case x.blkOut == x.blkWant:
-			// all of the block: check it now, the caller may read no further
-			x.err = x.endBlock()
+			// all of the block: check it now, as the caller may read no
+			// further, and fail this read (io.ReadFull would drop an
+			// error that comes with the bytes it asked for)
+			if x.err = x.endBlock(); x.err != nil {
+				return 0, x.err
+			}
 		case err == io.EOF:
 			x.err = x.bad(x.blkStart, "block ends after %d of the %d bytes its LZMA2 chunks announce", x.blkOut, x.blkWant)
 		case err != nil:

@@ -187,15 +187,18 @@ func TestXZDamage(t *testing.T) {
 	if len(starts) < 6 {
 		t.Fatalf("%d blocks", len(starts))
 	}
+	// the CRC64 ends the block, after the padding
+	checkEnd := func(i int) int64 { return starts[i] + (sizes[i]+3)&^3 }
 	tests := []struct {
 		name   string
 		damage func(st []byte) []byte
 		at     int64 // stream position reported
 		want   string
 	}{
-		{"check of block 3", func(st []byte) []byte { st[starts[2]+sizes[2]-1] ^= 1; return st }, starts[2] + sizes[2] - 8, "block check mismatch"},
+		{"check of block 3", func(st []byte) []byte { st[checkEnd(2)-1] ^= 1; return st }, checkEnd(2) - 8, "block check mismatch"},
 		{"block 4 cut", func(st []byte) []byte { return st[:starts[3]+sizes[3]/2] }, starts[3] + int64(clean[starts[3]]+1)*4, "truncated or corrupt LZMA2 chunk headers"},
 		{"block 3 header CRC", func(st []byte) []byte { st[starts[2]+1] ^= 0x40; return st }, starts[2], "block header CRC mismatch"},
+		{"check of the last block", func(st []byte) []byte { st[checkEnd(len(starts)-1)-1] ^= 1; return st }, checkEnd(len(starts)-1) - 8, "block check mismatch"},
 		{"block 5 data", func(st []byte) []byte { st[starts[4]+40] ^= 0xFF; return st }, -1, "cluster 0 at offset"},
 	}
 	for _, tc := range tests {
@@ -206,19 +209,24 @@ func TestXZDamage(t *testing.T) {
 				t.Fatal(err)
 			}
 			base := int64(o.Clusters[0]) + 1
-			a := openBytes(t, b, WithMaxInMemoryCluster(16<<10))
-			ent, _ := a.EntryByPath("a.html")
-			if got, err := a.ReadBlob(ent); err != nil || string(got) != "<p>a</p>" {
-				t.Errorf("a.html in block 1: %q %v", got, err)
+			for _, lim := range []int64{16 << 10, 64 << 20} {
+				a := openBytes(t, b, WithMaxInMemoryCluster(lim))
+				if lim < 1<<20 { // streamed: the blob before the damage reads
+					ent, _ := a.EntryByPath("a.html")
+					if got, err := a.ReadBlob(ent); err != nil || string(got) != "<p>a</p>" {
+						t.Errorf("a.html in block 1: %q %v", got, err)
+					}
+				}
+				ent, _ := a.EntryByPath("z.bin")
+				_, err = a.ReadBlob(ent)
+				if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Count(err.Error(), "mem.zim") != 1 {
+					t.Fatalf("limit %d: z.bin: %v, want %q", lim, err, tc.want)
+				}
+				if tc.at >= 0 && !strings.HasPrefix(err.Error(), fmt.Sprintf("mem.zim: offset %d: ", base+tc.at)) {
+					t.Errorf("limit %d: error %q, want offset %d", lim, err, base+tc.at)
+				}
 			}
-			ent, _ = a.EntryByPath("z.bin")
-			_, err = a.ReadBlob(ent)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Count(err.Error(), "mem.zim") != 1 {
-				t.Fatalf("z.bin: %v, want %q", err, tc.want)
-			}
-			if tc.at >= 0 && !strings.HasPrefix(err.Error(), fmt.Sprintf("mem.zim: offset %d: ", base+tc.at)) {
-				t.Errorf("error %q, want offset %d", err, base+tc.at)
-			}
+			a := openBytes(t, b)
 			if ps := a.Check(CheckOptions{Clusters: true}); len(ps) == 0 {
 				t.Error("check finds nothing")
 			}
