@@ -16,7 +16,6 @@ const (
 	knownTextLine       = "known: waczpack create --text writes a pages.jsonl line of 1.5 MB (256 Ki NULs of a gzip-bombed page, JSON-escaped) that waczpack validate rejects (bufio.Scanner: token too long)"
 	knownGzipPage       = "known: mirrorget inflates a gzip-encoded HTML page without bound to extract its links: a 1 MiB response inflating to 1 GiB runs past 20 s at ~200 MiB RSS"
 	knownTarpit         = "known: mirrorget has no per-request deadline or minimum transfer rate (HTTrack -J): a server sending 1 byte every 100 ms holds the crawl for ever (--timeout is an idle timeout)"
-	knownZimWarcShortO  = "known: zimdump warc -o FILE, as its help text shows, fails with \"Arguments did not match expected patterns\" (exit 255); --output=FILE works"
 	knownZimWarcFailure = "known: zimdump warc (an arcport extension) fails like openzim's commands: exit 255 and \"Exception: ...\" without the file name, where the house rule is exit 1 and \"file: offset N: reason\""
 	knownSignalEOFRace  = "known: SIGINT arriving with the end of stdin (Ctrl-C on a pipeline) races cliutil's cleanup goroutine: on one core arc2warc/waczpack may commit the -o file and exit 1 instead of removing it and exiting 130"
 )
@@ -73,7 +72,6 @@ func TestKnownCreateGzHugeLine(t *testing.T) {
 
 // TestKnownZimWarcShortO: the -o spelling of zimdump warc's help works.
 func TestKnownZimWarcShortO(t *testing.T) {
-	t.Skip(knownZimWarcShortO)
 	zd := bin(t, "zimdump")
 	c := newCase(t)
 	res := c.cmd(zd, "warc", "-o", filepath.Join(c.out, "x.warc.gz"), filepath.Join(repo, "testdata/zim/nons/small.zim")).exec(t)

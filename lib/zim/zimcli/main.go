@@ -10,25 +10,14 @@ import (
 
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/zim"
-	"github.com/urfave/cli/v2"
 )
 
-// Main runs the zimdump command line with os.Args and exits.
+// Main runs the zimdump command line with os.Args and exits. The
+// arguments go to Run as they are: zimdump parses them as docopt does,
+// and moving options in front of the command (cliutil.Run's reordering)
+// would take the command for the value of "-o" or "--url".
 func Main() {
-	app := &cli.App{
-		Name:            "zimdump",
-		Usage:           "inspect a ZIM archive and dump its contents (openzim zimdump compatible)",
-		SkipFlagParsing: true,
-		HideHelp:        true,
-		HideVersion:     true,
-		Action: func(c *cli.Context) error {
-			if code := Run(c.Args().Slice(), os.Stdout, os.Stderr); code != 0 {
-				return &cliutil.ExitError{Code: code}
-			}
-			return nil
-		},
-	}
-	cliutil.Run(app)
+	os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // exitException is zimdump's status after an exception (return -1).
