@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 )
@@ -102,9 +103,18 @@ outer:
 		}
 	}
 	if len(names) == 0 {
-		return nil, nil, fmt.Errorf("error 2 opening file \"%s", base)
+		return nil, nil, notFound(base)
 	}
 	mm := NewMultiReaderAt(rs, sizes)
 	mm.files = m.files
 	return mm, names, nil
 }
+
+// notFound is the error for an archive that is neither a file nor split
+// parts: libzim's text (zimdump prints it after "Exception: "), matching
+// fs.ErrNotExist for errors.Is.
+type notFound string
+
+func (e notFound) Error() string { return fmt.Sprintf("error 2 opening file \"%s", string(e)) }
+
+func (e notFound) Unwrap() error { return fs.ErrNotExist }

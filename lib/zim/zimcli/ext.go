@@ -178,20 +178,20 @@ func (e *env) meta() int {
 	a := e.a
 	ents, err := a.MetadataEntries()
 	if err != nil {
-		return e.exception(err)
+		return e.fail(e.named(err, "metadata"))
 	}
 	for _, m := range ents {
 		r, err := a.Resolve(m)
 		if err != nil {
-			return e.exception(err)
+			return e.entryFail(m, err)
 		}
 		mt, err := a.MimeType(r)
 		if err != nil {
-			return e.exception(err)
+			return e.entryFail(r, err)
 		}
 		data, err := a.ReadBlob(r)
 		if err != nil {
-			return e.exception(err)
+			return e.entryFail(r, err)
 		}
 		text := utf8.Valid(data) && !strings.HasPrefix(mt, "image/") && !strings.Contains(string(data), "\x00")
 		if e.p.has("json") {

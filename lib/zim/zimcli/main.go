@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 
@@ -53,8 +54,14 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	defer e.out.Flush()
 	a, err := openArchive(p)
 	if err != nil {
-		if p.cmd == "check" {
+		switch p.cmd {
+		case "check":
 			return e.checkOpenFailed(err)
+		case "meta", "warc":
+			if errors.Is(err, fs.ErrNotExist) {
+				err = fmt.Errorf("%s: no such file or directory", p.file)
+			}
+			return e.fail(err)
 		}
 		return e.exception(err)
 	}

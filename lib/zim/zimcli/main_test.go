@@ -2,11 +2,16 @@ package zimcli
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/arcport/arcport/lib/zim/internal/zimtest"
 )
 
 // TestMain lets the tests run Main itself, in a child process: with
@@ -82,5 +87,68 @@ func TestMainArguments(t *testing.T) {
 				t.Errorf("%q: %+v, openzim %+v", tc, got, want)
 			}
 		}
+	}
+}
+
+// TestExtensionFailures: meta and warc, the arcport commands, fail as the
+// house rule says: exit 1, one line "zimdump: FILE: offset N: reason" on
+// stderr, naming the entry when one was being read; warc -o leaves no
+// file. openzim's commands keep openzim's "Exception: ..." and 255.
+func TestExtensionFailures(t *testing.T) {
+	bad := filepath.Join(fixtures, "nons/invalid.outofbounds_clusterptrpos.zim")
+	missing := filepath.Join(t.TempDir(), "nothing.zim")
+	// an XZ cluster whose block check (CRC64, as the xz package writes
+	// it) is wrong: the data decodes, the check does not match
+	var checkAt, clusterAt uint64
+	spec := zimtest.Spec{
+		Clusters: []zimtest.Cluster{{Comp: 4}},
+		Entries: []zimtest.Entry{
+			{NS: 'C', Path: "a.html", Mime: "text/html", Data: []byte("<p>a</p>")},
+			{NS: 'M', Path: "Title", Mime: "text/plain", Data: []byte("T")},
+		},
+		Patch: func(b []byte, o zimtest.Offsets) {
+			st := b[o.Clusters[0]+1 : o.ClusterPtr]
+			back := int(binary.LittleEndian.Uint32(st[len(st)-8:])+1) * 4
+			at := len(st) - 12 - back - 8 // the check, before the index
+			st[at] ^= 1
+			checkAt, clusterAt = o.Clusters[0]+1+uint64(at), o.Clusters[0]
+		},
+	}
+	badXZ := writeZim(t, spec)
+	xzWant := fmt.Sprintf(`zimdump: BADXZ: offset %d: cluster 0 at offset %d: xz: block check mismatch \([0-9a-f]{16} stored, [0-9a-f]{16} computed\)`, checkAt, clusterAt)
+	tests := []struct {
+		args   []string
+		stderr string // regexp
+	}{
+		{[]string{"warc", "-o", "OUT", bad}, `zimdump: BAD: offset 41165: Cluster pointer table outside \(or not fully inside\) ZIM file\.`},
+		{[]string{"meta", bad}, `zimdump: BAD: offset 41165: Cluster pointer table outside \(or not fully inside\) ZIM file\.`},
+		{[]string{"warc", "-o", "OUT", missing}, `zimdump: MISSING: no such file or directory`},
+		{[]string{"meta", "--json", missing}, `zimdump: MISSING: no such file or directory`},
+		{[]string{"warc", "-o", "OUT", badXZ}, xzWant + ` \(entry C/a\.html\)`},
+		{[]string{"meta", badXZ}, xzWant + ` \(entry M/Title\)`},
+	}
+	for _, tc := range tests {
+		dir := t.TempDir()
+		args := append([]string(nil), tc.args...)
+		for i, a := range args {
+			if a == "OUT" {
+				args[i] = filepath.Join(dir, "x.warc.gz")
+			}
+		}
+		re := regexp.MustCompile("^" + strings.NewReplacer("BADXZ", regexp.QuoteMeta(badXZ), "BAD", regexp.QuoteMeta(bad), "MISSING", regexp.QuoteMeta(missing)).Replace(tc.stderr) + "\n$")
+		r := ours(args...)
+		if r.rc != 1 || !re.MatchString(r.stderr) {
+			t.Errorf("%q: rc %d, stderr %q, want %s", tc.args, r.rc, r.stderr, re)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("%q: left %v", tc.args, ents)
+		}
+	}
+	// openzim's commands: openzim's wording and status
+	if r := ours("show", "--url=a.html", badXZ); r.rc != 255 || r.stdout != "" || r.stderr != "Entry not found\n" {
+		t.Errorf("show: %+v", r)
+	}
+	if r := ours("info", bad); r.rc != 255 || r.stdout != "Exception: Cluster pointer table outside (or not fully inside) ZIM file.\n" {
+		t.Errorf("info: %+v", r)
 	}
 }

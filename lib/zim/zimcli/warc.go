@@ -1,6 +1,7 @@
 package zimcli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -114,12 +115,12 @@ func (e *env) warc() int {
 
 	order, err := a.EfficientOrder()
 	if err != nil {
-		return e.exception(err)
+		return e.fail(err)
 	}
 	for _, idx := range order {
 		ent, err := a.EntryAt(idx)
 		if err != nil {
-			return e.exception(err)
+			return e.fail(e.named(err, fmt.Sprintf("entry %d", idx)))
 		}
 		uri := base + escapePath(a.PathOf(ent))
 		rec := &record.Record{Header: record.Header{
@@ -134,7 +135,7 @@ func (e *env) warc() int {
 		case zim.KindRedirect:
 			t, err := a.Resolve(ent)
 			if err != nil {
-				return e.exception(err)
+				return e.entryFail(ent, err)
 			}
 			loc := base + escapePath(a.PathOf(t))
 			rec.Header = append(rec.Header,
@@ -144,11 +145,11 @@ func (e *env) warc() int {
 		default:
 			mt, err := a.MimeType(ent)
 			if err != nil {
-				return e.exception(err)
+				return e.entryFail(ent, err)
 			}
 			r, _, err := a.OpenBlob(ent)
 			if err != nil {
-				return e.exception(err)
+				return e.entryFail(ent, err)
 			}
 			closer = r
 			rec.Header = append(rec.Header,
@@ -161,6 +162,10 @@ func (e *env) warc() int {
 			closer.Close()
 		}
 		if err != nil {
+			var fe *zim.FormatError
+			if errors.As(err, &fe) { // reading the blob
+				return e.entryFail(ent, fe)
+			}
 			return e.fail(err)
 		}
 	}
@@ -175,9 +180,32 @@ func (e *env) warc() int {
 	return 0
 }
 
-// fail reports an output error on stderr ("zimdump: reason") with status 1.
+// fail reports err on stderr as one line, "zimdump: reason", and returns
+// status 1 (the house rule for the arcport commands: check, meta, warc).
+// Errors of the archive read "FILE: offset N: reason".
 func (e *env) fail(err error) int {
 	e.out.Flush()
-	fmt.Fprintf(e.stderr, "zimdump: %v\n", err)
+	fmt.Fprintf(e.stderr, "zimdump: %s\n", oneLine(err.Error()))
 	return 1
+}
+
+// named gives an error that does not name the archive (a sentinel such as
+// zim.ErrOutOfRange) the file name and what was being read.
+func (e *env) named(err error, what string) error {
+	var fe *zim.FormatError
+	if errors.As(err, &fe) {
+		return err
+	}
+	return fmt.Errorf("%s: %s: %w", e.p.file, what, err)
+}
+
+// entryFail reports err met on entry ent: the file, the offset (of the
+// fault, or of the entry's dirent) and the entry's namespace and path.
+func (e *env) entryFail(ent *zim.Entry, err error) int {
+	path := ent.LongPath()
+	var fe *zim.FormatError
+	if errors.As(err, &fe) {
+		return e.fail(fmt.Errorf("%w (entry %s)", fe, path))
+	}
+	return e.fail(fmt.Errorf("%s: offset %d: entry %s: %w", e.p.file, ent.Offset, path, err))
 }
