@@ -243,7 +243,20 @@ func (a *Archive) readOffsets(idx uint32, off uint64, info byte, r io.Reader) ([
 	}
 	n := first / osz // number of offsets
 	if n-1 > uint64(a.hdr.EntryCount) {
-		return nil, 0, a.errf(int64(off), "cluster %d at offset %d: blob offset table of %d bytes claims %d blobs, more than the %d entries of the archive", idx, off, first, n-1, a.hdr.EntryCount)
+		// More blobs than entries: libzim reads such a cluster (blobs no
+		// entry refers to), so do we, as long as the table is bounded by
+		// the cluster: it must lie inside it when stored, and when
+		// compressed claim at most one blob per compressed byte (8 bytes
+		// of memory per byte of the file).
+		ext := a.clusterExtent(idx, off)
+		switch {
+		case n-1 > 1<<32-1:
+			return nil, 0, a.errf(int64(off), "cluster %d at offset %d: blob offset table of %d bytes claims %d blobs, more than 32-bit blob numbers reach", idx, off, first, n-1)
+		case info&0x0F <= CompressionNone && n*osz > ext:
+			return nil, 0, a.errf(int64(off), "cluster %d at offset %d: blob offset table of %d bytes claims %d blobs, more than the %d entries of the archive, and runs past the %d bytes of the cluster", idx, off, first, n-1, a.hdr.EntryCount, ext)
+		case info&0x0F > CompressionNone && n-1 > ext:
+			return nil, 0, a.errf(int64(off), "cluster %d at offset %d: blob offset table of %d bytes claims %d blobs, more than the %d entries of the archive and the %d bytes of the compressed cluster", idx, off, first, n-1, a.hdr.EntryCount, ext)
+		}
 	}
 	if info&0x0F <= CompressionNone && !a.canRead(off+1, n*osz) {
 		return nil, 0, a.errf(int64(off), "cluster %d at offset %d: blob offset table of %d bytes extends beyond the end of the archive (%d bytes)", idx, off, n*osz, a.size)
@@ -276,6 +289,32 @@ func (a *Archive) readOffsets(idx uint32, off uint64, info byte, r io.Reader) ([
 		left -= k
 	}
 	return offsets, n * osz, nil
+}
+
+// clusterExtent bounds the size of the cluster at off (information byte
+// excluded): up to the nearest structure after it that the header or the
+// next cluster pointer locates, or the end of the archive.
+func (a *Archive) clusterExtent(idx uint32, off uint64) uint64 {
+	h := &a.hdr
+	end := uint64(a.size)
+	ends := []uint64{h.PathPtrPos, h.TitlePtrPos, h.ClusterPtrPos, h.MimeListPos}
+	if h.HasChecksum() {
+		ends = append(ends, h.ChecksumPos)
+	}
+	if idx+1 < h.ClusterCount {
+		if next, err := a.ClusterOffset(idx + 1); err == nil {
+			ends = append(ends, next)
+		}
+	}
+	for _, e := range ends {
+		if e > off && e < end {
+			end = e
+		}
+	}
+	if end <= off+1 {
+		return 0
+	}
+	return end - off - 1
 }
 
 // loadCluster reads cluster idx: its offset table and, when withData and
