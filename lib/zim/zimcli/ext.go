@@ -12,7 +12,9 @@ import (
 )
 
 // check prints one line per problem ("FILE: offset N: reason") and
-// returns 1 when there is any, like zimcheck -I -C.
+// returns 1 when there is any, like zimcheck -I -C. The lines go to
+// stdout: they are the report, and zimcheck prints its report (every
+// [ERROR] line) on stdout too, so `zimdump check f.zim > report` keeps it.
 func (e *env) check() int {
 	ps := e.a.Check(zim.CheckOptions{Checksum: true, Clusters: true})
 	for _, p := range ps {
