@@ -111,7 +111,7 @@ func TestHTMLTokenTooLarge(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("error %v, want ErrTooLarge", err)
 	}
-	if want := "offset 33554458: token too large (over 33554432 bytes)"; err.Error() != want {
+	if want := "offset 26: token too large (over 33554432 bytes)"; err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
 	}
 	if n != 1 {

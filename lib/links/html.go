@@ -2,7 +2,6 @@ package links
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -12,9 +11,54 @@ import (
 )
 
 // MaxHTMLToken bounds the bytes the HTML tokenizer buffers for one token
-// (a tag, a text run, a whole inline script). Past it HTML returns an error
-// wrapping ErrTooLarge that names the offset.
+// (a tag, a comment, a whole inline script or style sheet). Past it HTML
+// returns an error wrapping ErrTooLarge that names the offset. Text between
+// tags holds no links and is read in pieces of smallToken bytes, however
+// long the run: a page of a gigabyte of text costs no more memory than one
+// of a kilobyte.
 const MaxHTMLToken = 32 << 20
+
+// smallToken is how much of a token the tokenizer buffers before the
+// extractor looks at what it is: a longer text run is read on in pieces,
+// any other token read again whole with a buffer of MaxHTMLToken.
+const smallToken = 1 << 20
+
+// feedChunk bounds each read the tokenizer makes, so that what it has read
+// ahead of a token is always within the last read (see feeder).
+const feedChunk = 4096
+
+// feeder hands the tokenizer its input in reads of at most feedChunk bytes,
+// first any bytes to replay, and keeps a copy of the last read: when the
+// extractor restarts a tokenizer in the middle of the document, the bytes
+// the old one had read ahead are the tail of that copy.
+type feeder struct {
+	r      io.Reader
+	replay []byte
+	last   []byte
+	fed    int64 // bytes handed to the current tokenizer
+}
+
+func (f *feeder) Read(p []byte) (int, error) {
+	if len(p) > feedChunk {
+		p = p[:feedChunk]
+	}
+	var n int
+	var err error
+	if len(f.replay) > 0 {
+		n = copy(p, f.replay)
+		f.replay = f.replay[n:]
+	} else {
+		n, err = f.r.Read(p)
+	}
+	f.last = append(f.last[:0], p[:n]...)
+	f.fed += int64(n)
+	return n, err
+}
+
+// tokenizerRaw are the elements after whose start tag golang.org/x/net/html
+// reads the contents as one raw text token, up to the end tag.
+var tokenizerRaw = map[string]bool{"iframe": true, "noembed": true, "noframes": true, "noscript": true,
+	"plaintext": true, "script": true, "style": true, "textarea": true, "title": true, "xmp": true}
 
 // maxNesting bounds the re-parsing of <noscript>, <noframes> and <noembed>
 // contents (raw text for the tokenizer, markup for a mirror).
@@ -25,7 +69,7 @@ const maxNesting = 4
 // The error names the byte offset of a token too large or a read failure;
 // malformed markup is never an error.
 func HTML(r io.Reader, doc *url.URL, f Func) error {
-	e := &htmlExtractor{doc: doc, base: doc, f: f}
+	e := &htmlExtractor{doc: doc, base: doc, f: f, small: smallToken}
 	return e.run(r, 0, 0)
 }
 
@@ -33,30 +77,99 @@ type htmlExtractor struct {
 	doc, base *url.URL
 	baseSet   bool
 	f         Func
+	small     int // smallToken (tests make it smaller)
 }
 
+// run reads the tokens of r, whose first byte is at offset off of the
+// document. The tokenizer buffers at most smallToken bytes of a token: a
+// longer text run is handed on in pieces, a fresh tokenizer going on where
+// the piece ends; any other token (a tag, a comment, the contents of a
+// <script>) is read again from its start by a tokenizer allowed
+// MaxHTMLToken, put back in raw text state by a synthetic start tag when
+// the token is an element's contents.
 func (e *htmlExtractor) run(r io.Reader, off int64, depth int) error {
-	z := html.NewTokenizer(r)
-	z.SetMaxBuf(MaxHTMLToken)
+	src := &feeder{r: r}
+	var z *html.Tokenizer
+	var consumed int64 // bytes of z's input its tokens took
+	synthetic := false // z's first token is the synthetic start tag
+	big := false       // z may buffer MaxHTMLToken
+	limit := 0         // z's buffer limit: a token that long is cut short
+	restart := func(replay []byte, prefix string, bigBuf bool) {
+		src.replay = append([]byte(prefix), replay...)
+		src.fed, consumed = 0, 0
+		synthetic, big = prefix != "", bigBuf
+		z = html.NewTokenizer(src)
+		limit = e.small
+		if big {
+			limit = MaxHTMLToken
+		}
+		z.SetMaxBuf(limit)
+	}
+	restart(nil, "", false)
+	tokRaw := ""     // the element whose raw contents the tokenizer reads next
 	rawText := ""    // the raw text element whose contents come next
 	scriptJS := true // whether that <script> is JavaScript
 	for {
 		tt := z.Next()
 		raw := z.Raw()
+		if len(raw) >= limit {
+			// The token is cut short (the tokenizer fails when a token
+			// reaches its limit; a text token is returned first, the error
+			// on the next call). raw is the part read so far, ahead what z
+			// read past it: the tail of its last read.
+			ahead := src.fed - consumed - int64(len(raw))
+			if big || synthetic || ahead < 0 || ahead > int64(len(src.last)) {
+				return fmt.Errorf("offset %d: %w (over %d bytes)", off, ErrTooLarge, MaxHTMLToken)
+			}
+			tail := src.last[len(src.last)-int(ahead):]
+			keep := len(raw)
+			if tokRaw == "" && tt == html.TextToken {
+				// text: go on from the end of the piece, or from the
+				// first '<' of its last three bytes, which may open a tag
+				// or a bogus comment ("<a", "</a", "</<")
+				if i := bytes.IndexByte(raw[max(0, keep-3):], '<'); i >= 0 {
+					keep = max(0, keep-3) + i
+				}
+			} else {
+				keep = 0
+			}
+			if keep > 0 {
+				off += int64(keep)
+				rawText = ""
+				restart(append(append([]byte(nil), raw[keep:]...), tail...), "", false)
+				continue
+			}
+			prefix := ""
+			if tokRaw != "" {
+				prefix = "<" + tokRaw + ">"
+			}
+			restart(append(append([]byte(nil), raw...), tail...), prefix, true)
+			continue
+		}
+		consumed += int64(len(raw))
+		if synthetic {
+			synthetic = false
+			continue
+		}
+		if big && tt != html.ErrorToken {
+			limit, big = e.small, false
+			z.SetMaxBuf(limit)
+		}
+		tokRaw = ""
 		switch tt {
 		case html.ErrorToken:
 			err := z.Err()
 			if err == io.EOF {
 				return nil
 			}
-			if errors.Is(err, html.ErrBufferExceeded) {
-				return fmt.Errorf("offset %d: %w (over %d bytes)", off, ErrTooLarge, MaxHTMLToken)
-			}
 			return fmt.Errorf("offset %d: %w", off, err)
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, attrs := parseTag(raw)
 			if err := e.tag(name, attrs, raw, off); err != nil {
 				return err
+			}
+			if tokenizerRaw[name] {
+				tokRaw = name
 			}
 			rawText = ""
 			switch name {
