@@ -169,7 +169,7 @@ func TestMirrorgetHostileTargets(t *testing.T) {
 		{path: "/chunk-huge/", extra: nil},
 		{path: "/chunk-endless/", extra: []string{"--max-size", "2m"}},
 		{path: "/lying-length/", extra: nil},
-		{path: "/gzip-bomb/", extra: nil, known: knownGzipPage},
+		{path: "/gzip-bomb/", extra: nil},
 		{path: "/slip/", extra: nil},
 	}
 	for _, tc := range cases {

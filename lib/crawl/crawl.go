@@ -97,6 +97,12 @@ type Config struct {
 	// MaxSize truncates response bodies past this many bytes (0: no limit);
 	// such captures carry Truncated "length".
 	MaxSize int64
+	// MaxParse bounds the decoded bytes of a document read for links
+	// (default DefaultMaxParse, and never more than MaxSize when that is
+	// set; see ParseLimit): a gzip body inflating to gigabytes is read up to
+	// there, with a warning, while the capture keeps the response exactly
+	// as received.
+	MaxParse int64
 	// Redirects is the redirect policy; MaxRedirects bounds a chain
 	// (default 10).
 	Redirects    RedirectPolicy
@@ -132,6 +138,23 @@ type Config struct {
 	// TempDir holds spooled responses larger than SpoolMemory (default 1 MiB).
 	TempDir     string
 	SpoolMemory int
+}
+
+// DefaultMaxParse is the default of Config.MaxParse: 64 MiB of decoded
+// document read for links.
+const DefaultMaxParse = 64 << 20
+
+// ParseLimit returns the decoded bytes of a document read for links:
+// MaxParse (DefaultMaxParse when not set), at most MaxSize when that is set.
+func (cfg *Config) ParseLimit() int64 {
+	n := cfg.MaxParse
+	if n <= 0 {
+		n = DefaultMaxParse
+	}
+	if cfg.MaxSize > 0 && cfg.MaxSize < n {
+		n = cfg.MaxSize
+	}
+	return n
 }
 
 // DefaultUserAgent names mirrorget and its version.
@@ -241,8 +264,15 @@ type Capture struct {
 	// (and role: embedded, navigational, redirect) in the order of their
 	// first occurrence, with the crawler's decision about each.
 	Links []Link
+	// Warnings are problems met while reading the response that did not
+	// stop the crawl (a document read for links only up to
+	// Config.ParseLimit, links after a token too large left unread); the
+	// response itself is recorded as received.
+	Warnings []string
 	// Value is free for the caller (see Config.Prepare).
 	Value any
+
+	parseLimit int64 // Config.ParseLimit of the crawl, 0 for the default
 }
 
 // Status returns the final response status code, or 0.

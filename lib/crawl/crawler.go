@@ -459,6 +459,7 @@ func (c *Crawler) capture(it *item, ex *exchange) *Capture {
 		Truncated:  ex.truncated,
 		Err:        ex.err,
 		Attempts:   it.attempt + 1,
+		parseLimit: c.cfg.ParseLimit(),
 	}
 	return cp
 }
@@ -600,8 +601,11 @@ func (c *Crawler) addLinks(it *item, cp *Capture) {
 		}
 	}
 	if st >= 200 && st < 300 || st == 304 {
-		if ls, err := c.cfg.Extract(cp); err == nil || len(ls) > 0 {
-			found = append(found, ls...)
+		ls, err := c.cfg.Extract(cp)
+		found = append(found, ls...)
+		if err != nil && cp.Truncated == "" && cp.Err == nil {
+			// a truncated body is expected to end badly
+			cp.Warnings = append(cp.Warnings, "links not all read: "+err.Error())
 		}
 	}
 	c.mu.Lock()

@@ -22,7 +22,10 @@
 //     followed by policy (chapter 4.3.2).
 //
 // Each completed fetch is handed to a Sink as a Capture: raw request and
-// response bytes, remote IP, date, depth and the links found (lib/links)
-// with the decision taken about each. The caller writes ARC or WARC records
+// response bytes, remote IP, date, depth and the links found (lib/links),
+// one per distinct URL, with the decision taken about each. Documents are
+// read for links up to Config.ParseLimit decoded bytes (64 MiB by default,
+// never more than MaxSize), so a gzip bomb costs a bounded read and a
+// warning, while its capture keeps the response as received. The caller writes ARC or WARC records
 // from it (see Capture.WARCRecords) and keeps a local mirror.
 package crawl

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/url"
 	"strings"
@@ -19,16 +20,76 @@ func LinksExtractor(c *Capture) ([]Link, error) {
 	if Parser(c.MIME(), c.URL) == nil {
 		return nil, nil
 	}
+	limit := c.parseLimit
+	if limit <= 0 {
+		limit = DefaultMaxParse
+	}
 	if isClass(c.MIME(), c.URL) {
-		return classLinks(c.Body, c.URL)
+		return classLinks(func() (io.ReadCloser, error) {
+			body, err := c.Body()
+			if err != nil {
+				return nil, err
+			}
+			return struct {
+				io.Reader
+				io.Closer
+			}{NewDocReader(body, min(limit, maxClassSize)), body}, nil
+		}, c.URL)
 	}
 	body, err := c.Body()
 	if err != nil {
 		return nil, err
 	}
 	defer body.Close()
-	return ExtractFrom(body, c.MIME(), c.URL)
+	doc := NewDocReader(body, limit)
+	ls, err := ExtractFrom(doc, c.MIME(), c.URL)
+	if doc.Cut() {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("decoded body larger than %d bytes: links read from the first %d bytes only", limit, limit))
+	}
+	return ls, err
 }
+
+// DocReader reads at most a limit of bytes of a document, then reports
+// io.EOF; Cut tells whether the document went on past the limit. The
+// crawler reads documents for links through one (Config.ParseLimit).
+type DocReader struct {
+	r      io.Reader
+	left   int64
+	probed bool
+	cut    bool
+}
+
+// NewDocReader returns a DocReader of at most limit bytes of r (limit <= 0:
+// DefaultMaxParse).
+func NewDocReader(r io.Reader, limit int64) *DocReader {
+	if limit <= 0 {
+		limit = DefaultMaxParse
+	}
+	return &DocReader{r: r, left: limit}
+}
+
+// Read reads from the document up to the limit.
+func (d *DocReader) Read(p []byte) (int, error) {
+	if d.left <= 0 {
+		if !d.probed {
+			d.probed = true
+			var one [1]byte
+			n, _ := io.ReadFull(d.r, one[:])
+			d.cut = n > 0
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > d.left {
+		p = p[:d.left]
+	}
+	n, err := d.r.Read(p)
+	d.left -= int64(n)
+	return n, err
+}
+
+// Cut reports whether reading stopped at the limit with more of the
+// document left (known once Read has returned io.EOF at the limit).
+func (d *DocReader) Cut() bool { return d.cut }
 
 func isClass(mime, u string) bool { return docKind(mime, u) == "class" }
 

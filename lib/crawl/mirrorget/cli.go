@@ -77,7 +77,8 @@ func SplitFilters(args []string) []string {
 // valueFlags are the flags that take a value as the next argument.
 var valueFlags = map[string]bool{"O": true, "o": true, "format": true, "c": true, "rate": true, "max-rate": true,
 	"r": true, "ext-depth": true, "scope": true, "filter": true, "robots": true, "user-agent": true, "header": true,
-	"cookies": true, "proxy": true, "timeout": true, "retries": true, "max-size": true, "follow-redirects": true}
+	"cookies": true, "proxy": true, "timeout": true, "retries": true, "max-size": true, "follow-redirects": true,
+	"max-parse": true}
 
 // App returns the urfave/cli application.
 func App() *cli.App {
@@ -114,6 +115,7 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "connect and idle timeout"},
 			&cli.IntFlag{Name: "retries", Value: 2, Usage: "retries after network errors, 429 and 5xx"},
 			&cli.StringFlag{Name: "max-size", Usage: "truncate bodies after `BYTES` (suffixes k, m, g)"},
+			&cli.StringFlag{Name: "max-parse", Value: "64m", Usage: "read at most `BYTES` of a decoded page for links and keep a content-coded body decoded in the mirror only up to there (never more than --max-size)"},
 			&cli.StringFlag{Name: "follow-redirects", Value: "in-scope", Usage: "in-scope, all or none"},
 			&cli.BoolFlag{Name: "q", Usage: "quiet: no progress, no warnings"},
 			&cli.BoolFlag{Name: "v", Usage: "verbose: one line per capture on stderr"},
@@ -205,6 +207,9 @@ func options(c *cli.Context) (*Options, error) {
 		if cfg.MaxSize, err = ParseSize(s); err != nil {
 			return nil, cliutil.Usagef("--max-size: %v", err)
 		}
+	}
+	if cfg.MaxParse, err = ParseSize(c.String("max-parse")); err != nil || cfg.MaxParse == 0 {
+		return nil, cliutil.Usagef("--max-parse: bad size %q", c.String("max-parse"))
 	}
 	cfg.MaxDepth = c.Int("r")
 	cfg.ExtDepth = c.Int("ext-depth")
@@ -353,8 +358,13 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		o.Crawl.OnSkip = func(u, reason string) { fmt.Fprintf(stderr, "skip %s (%s)\n", u, reason) }
 	}
 	sink := crawl.SinkFunc(func(cp *crawl.Capture) error {
-		if cp.Err != nil && !o.Quiet {
-			fmt.Fprintf(stderr, "mirrorget: %s: %v\n", cp.URL, cp.Err)
+		if !o.Quiet {
+			if cp.Err != nil {
+				fmt.Fprintf(stderr, "mirrorget: %s: %v\n", cp.URL, cp.Err)
+			}
+			for _, w := range cp.Warnings {
+				fmt.Fprintf(stderr, "mirrorget: %s: %s\n", cp.URL, w)
+			}
 		}
 		if o.Verbose {
 			fmt.Fprintf(stderr, "%d %s %d %s\n", cp.Status(), cp.MIME(), sizeOf(cp), cp.URL)

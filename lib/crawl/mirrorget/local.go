@@ -16,6 +16,7 @@ import (
 
 	"github.com/arcport/arcport/lib/crawl"
 	"github.com/arcport/arcport/lib/htcache"
+	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/links"
 	"github.com/arcport/arcport/lib/mirror"
 )
@@ -45,6 +46,8 @@ type localMirror struct {
 	visited map[string]bool // URLs written to the new cache
 	pages   []page          // documents to rewrite at the end
 	seeds   []string
+
+	parseLimit int64 // crawl.Config.ParseLimit: pages are read up to there
 }
 
 type page struct{ url, path, mime string }
@@ -53,6 +56,7 @@ type page struct{ url, path, mime string }
 type prepared struct {
 	tmp  string
 	size int64
+	raw  bool // kept as received: decoded, it is larger than the parse limit
 }
 
 // prepare decodes a body worth keeping to a temporary file in the mirror;
@@ -66,26 +70,44 @@ func (m *localMirror) prepare(cp *crawl.Capture) error {
 	if !cp.Robots && (st < 200 || st > 299 || cp.Truncated != "") {
 		return nil
 	}
-	tmp, size, err := m.spoolBody(cp)
+	p, warning, err := m.spoolBody(cp)
 	if err != nil {
 		return err
 	}
-	os.Chmod(tmp, 0o644)
-	cp.Value = &prepared{tmp, size}
+	if warning != "" {
+		// one warning for the page: the crawler's about its links, if
+		// any, says the same of the decoded body
+		ws := cp.Warnings[:0]
+		for _, w := range cp.Warnings {
+			if strings.HasPrefix(w, "decoded body larger than ") {
+				warning = w + "; " + strings.TrimPrefix(warning, w[:strings.IndexByte(w, ':')+2])
+				continue
+			}
+			ws = append(ws, w)
+		}
+		cp.Warnings = append(ws, warning)
+	}
+	os.Chmod(p.tmp, 0o644)
+	cp.Value = p
 	return nil
 }
 
 // body returns the prepared body of cp, or decodes it now.
-func (m *localMirror) body(cp *crawl.Capture) (string, int64, error) {
+func (m *localMirror) body(cp *crawl.Capture) (*prepared, error) {
 	if p, ok := cp.Value.(*prepared); ok {
-		return p.tmp, p.size, nil
+		return p, nil
 	}
-	return m.spoolBody(cp)
+	p, warning, err := m.spoolBody(cp)
+	if warning != "" {
+		m.logf("%s: %s", cp.URL, warning)
+	}
+	return p, err
 }
 
 func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any)) (*localMirror, error) {
 	m := &localMirror{dir: dir, namer: mirror.NewNamer(nil), logf: logf,
-		oldEnts: map[string]*htcache.Entry{}, saved: map[string]bool{}, visited: map[string]bool{}, dirs: map[string]bool{}}
+		oldEnts: map[string]*htcache.Entry{}, saved: map[string]bool{}, visited: map[string]bool{}, dirs: map[string]bool{},
+		parseLimit: cfg.ParseLimit()}
 	for _, s := range cfg.Seeds {
 		if u, err := crawl.Canonicalize(s); err == nil {
 			m.seeds = append(m.seeds, u)
@@ -194,7 +216,7 @@ func (m *localMirror) extract(cp *crawl.Capture) ([]crawl.Link, error) {
 		return nil, err
 	}
 	defer body.Close()
-	return crawl.ExtractFrom(body, e.Meta.ContentType, cp.URL)
+	return crawl.ExtractFrom(crawl.NewDocReader(body, m.parseLimit), e.Meta.ContentType, cp.URL)
 }
 
 // isPage reports whether a document's links are rewritten in the mirror.
@@ -248,86 +270,115 @@ func (m *localMirror) addEntry(u string, meta *htcache.Meta, body io.Reader) err
 
 // cacheBody keeps a body in the cache only (robots.txt).
 func (m *localMirror) cacheBody(cp *crawl.Capture, meta *htcache.Meta) error {
-	tmp, size, err := m.body(cp)
+	p, err := m.body(cp)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
-	f, err := os.Open(tmp)
+	defer os.Remove(p.tmp)
+	f, err := os.Open(p.tmp)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	meta.InCache, meta.Size = true, size
+	meta.InCache, meta.Size = true, p.size
 	return m.addEntry(cp.URL, meta, f)
 }
 
-// spoolBody writes the decoded body to a temporary file in the mirror.
-func (m *localMirror) spoolBody(cp *crawl.Capture) (string, int64, error) {
+// spoolBody writes the decoded body to a temporary file in the mirror. A
+// content-coded body whose decoded form is larger than the parse limit (a
+// decompression bomb, or a .tar.gz served as Content-Encoding gzip) is kept
+// as received instead, with a warning.
+func (m *localMirror) spoolBody(cp *crawl.Capture) (*prepared, string, error) {
 	body, err := cp.Body()
 	if err != nil {
-		return "", 0, err
+		return nil, "", err
 	}
 	defer body.Close()
 	f, err := os.CreateTemp(m.dir, ".mirrorget-body-*")
 	if err != nil {
-		return "", 0, err
+		return nil, "", err
 	}
-	n, cerr := io.Copy(f, body)
+	var src io.Reader = body
+	limit := int64(-1)
+	if codings := cp.Head.ContentEncoding(); len(codings) > 0 {
+		limit = max(m.parseLimit, 1)
+		src = io.LimitReader(body, limit+1)
+	}
+	n, cerr := io.Copy(f, src)
 	if err := f.Close(); cerr == nil {
 		cerr = err
 	}
-	if cerr != nil {
+	if cerr != nil || limit >= 0 && n > limit {
 		os.Remove(f.Name())
+		p, err := m.spoolRaw(cp)
+		if cerr == nil {
+			return p, fmt.Sprintf("decoded body larger than %d bytes: kept in the mirror as received (Content-Encoding: %s)",
+				limit, strings.Join(cp.Head.ContentEncoding(), ", ")), err
+		}
 		// a body that does not decode is kept as received
-		return m.spoolRaw(cp)
+		return p, "", err
 	}
-	return f.Name(), n, nil
+	return &prepared{tmp: f.Name(), size: n}, "", nil
 }
 
-func (m *localMirror) spoolRaw(cp *crawl.Capture) (string, int64, error) {
-	f, err := os.CreateTemp(m.dir, ".mirrorget-body-*")
-	if err != nil {
-		return "", 0, err
+// spoolRaw writes the body as received, content codings kept, to a
+// temporary file in the mirror: without its chunked framing when that reads
+// back whole, else byte for byte.
+func (m *localMirror) spoolRaw(cp *crawl.Capture) (*prepared, error) {
+	section := func() io.Reader {
+		return cp.Response.Section(cp.BodyOffset, cp.Response.Size()-cp.BodyOffset)
 	}
-	n, cerr := io.Copy(f, cp.Response.Section(cp.BodyOffset, cp.Response.Size()-cp.BodyOffset))
-	if err := f.Close(); cerr == nil {
-		cerr = err
+	copyTo := func(r io.Reader) (*prepared, error) {
+		f, err := os.CreateTemp(m.dir, ".mirrorget-body-*")
+		if err != nil {
+			return nil, err
+		}
+		n, cerr := io.Copy(f, r)
+		if err := f.Close(); cerr == nil {
+			cerr = err
+		}
+		if cerr != nil {
+			os.Remove(f.Name())
+			return nil, cerr
+		}
+		return &prepared{tmp: f.Name(), size: n, raw: true}, nil
 	}
-	if cerr != nil {
-		os.Remove(f.Name())
-		return "", 0, cerr
+	if cp.Head.Chunked() {
+		if p, err := copyTo(httpmsg.NewChunkedReader(section())); err == nil {
+			return p, nil
+		}
 	}
-	return f.Name(), n, nil
+	return copyTo(section())
 }
 
-// saveFile writes a 2xx body to its local name.
+// saveFile writes a 2xx body to its local name. A page kept as received
+// (still content-coded) is neither rewritten nor kept in the cache.
 func (m *localMirror) saveFile(cp *crawl.Capture, meta *htcache.Meta) error {
-	tmp, size, err := m.body(cp)
+	p, err := m.body(cp)
 	if err != nil {
 		return err
 	}
 	rel, err := m.namer.Name(cp.URL, cp.Head.ContentType())
 	if err != nil {
-		os.Remove(tmp)
+		os.Remove(p.tmp)
 		m.logf("%s: no local name: %v", cp.URL, err)
 		return m.addEntry(cp.URL, meta, nil)
 	}
 	dst := filepath.Join(m.dir, filepath.FromSlash(rel))
 	if d := filepath.Dir(dst); !m.dirs[d] {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			os.Remove(tmp)
+			os.Remove(p.tmp)
 			return err
 		}
 		m.dirs[d] = true
 	}
-	if err := os.Rename(tmp, dst); err != nil {
-		os.Remove(tmp)
+	if err := os.Rename(p.tmp, dst); err != nil {
+		os.Remove(p.tmp)
 		return err
 	}
 	m.saved[rel] = true
-	meta.Save, meta.Size = rel, size
-	if isPage(cp.MIME(), cp.URL) {
+	meta.Save, meta.Size = rel, p.size
+	if isPage(cp.MIME(), cp.URL) && !p.raw {
 		m.pages = append(m.pages, page{cp.URL, rel, cp.MIME()})
 		f, err := os.Open(dst)
 		if err != nil {
@@ -542,7 +593,11 @@ func (m *localMirror) rewrite(rw *mirror.Rewriter, p page) error {
 	if err != nil {
 		return err
 	}
-	_, werr := rw.RewriteFrom(out, in, p.path, func(f links.Func) error { return parse(scan, base, f) })
+	// links past the parse limit stay as they are (the crawler warned
+	// when it read the page)
+	_, werr := rw.RewriteFrom(out, in, p.path, func(f links.Func) error {
+		return parse(crawl.NewDocReader(scan, m.parseLimit), base, f)
+	})
 	// On an extractor failure the page is whole, its links rewritten up to
 	// the failure; a page the extractor could not read at all is reported.
 	var xe *mirror.ExtractError
