@@ -252,6 +252,16 @@ bench_waczpack() {
     "same CDXJ lines as warcio (filename aside): $same; peer runs shared with the row above"
 }
 
+# tree_sum DIR: "FILES BYTES MD5" of the regular files under DIR (the md5
+# covers every relative path and content, in sorted order).
+tree_sum() {
+  (
+    cd "$1"
+    find . -type f -printf '%s\n' | awk '{n++; s+=$1} END{printf "%d files, %d bytes, ", n, s}'
+    find . -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum | md5sum | cut -c1-12
+  )
+}
+
 # zimdump: a ZIM of ZIM_ARTICLES ~2 KB HTML articles (+ images, redirects,
 # zstd clusters) written by python3-libzim; peer: openzim zimdump (Debian
 # zim-tools). dump writes a fresh folder per run under $R; all are removed
@@ -277,13 +287,14 @@ bench_zimdump() {
   rm -rf "$R"/zimdump-out-* "$R"/openzim-out-*
   bench_pair zim-dump "$B/zimdump dump --dir=$R/zimdump-out-{RUN} $zim" \
     openzim-dump "$OPENZIM dump --dir=$R/openzim-out-{RUN} $zim"
-  local a b
-  a=$(find "$R/zimdump-out-1" | wc -l)/$(du -sb "$R/zimdump-out-1" | cut -f1)
-  b=$(find "$R/openzim-out-1" | wc -l)/$(du -sb "$R/openzim-out-1" | cut -f1)
+  local a b tree=identical
+  a=$(tree_sum "$R/zimdump-out-1") b=$(tree_sum "$R/openzim-out-1")
+  [ "$a" = "$b" ] || tree=DIFFERENT
   add_row "zimdump dump vs openzim" "$input" \
     zim-dump "$B/zimdump dump --dir=$R/zimdump-out-{RUN} $zim" \
-    openzim-dump "$OPENZIM dump --dir=$R/openzim-out-{RUN} $zim" 0.5 yes \
-    "dump trees (paths/bytes): arcport $a, openzim $b; output on $(df -T "$R" | awk 'NR==2{print $2}')"
+    openzim-dump "$OPENZIM dump --dir=$R/openzim-out-{RUN} $zim" 0.5 \
+    "$([ "$tree" = identical ] && echo yes || echo no)" \
+    "dump trees (files, bytes, md5 of paths+contents): $tree (arcport: $a; openzim: $b); output on $(df -T "$R" | awk 'NR==2{print $2}')"
   rm -rf "$R"/zimdump-out-* "$R"/openzim-out-*
 }
 
@@ -376,11 +387,11 @@ header() {
 }
 
 table() {
-  printf '%-2s  %-36s  %-31s  %16s  %16s  %6s  %6s  %-4s  %9s  %-12s  %s\n' \
+  printf '%-2s  %-36s  %-36s  %16s  %16s  %6s  %6s  %-4s  %9s  %-12s  %s\n' \
     '#' 'arcport vs peer' 'input' 'arcport s (cpu)' 'peer s (cpu)' 'ratio' 'target' 'met' 'cpu ratio' 'max RSS MiB' 'runs'
   awk -F'\t' '{
     t = ($9 == "-") ? "-" : "<=" $9
-    printf "%-2s  %-36s  %-31s  %7.2f (%6.2f)  %7.2f (%6.2f)  %6.3f  %6s  %-4s  %9.3f  %-12s  %s\n",
+    printf "%-2s  %-36s  %-36s  %7.2f (%6.2f)  %7.2f (%6.2f)  %6.3f  %6s  %-4s  %9.3f  %-12s  %s\n",
       $1, $2, $3, $4, $5, $6, $7, $8, t, $10, $13, $11, $12 }' "$ROWS"
   if [ -s "$NOTES" ]; then
     echo
