@@ -14,7 +14,6 @@ import (
 // and say so where they do.
 const (
 	knownTextLine      = "known: waczpack create --text writes a pages.jsonl line of 1.5 MB (256 Ki NULs of a gzip-bombed page, JSON-escaped) that waczpack validate rejects (bufio.Scanner: token too long)"
-	knownTarpit        = "known: mirrorget has no per-request deadline or minimum transfer rate (HTTrack -J): a server sending 1 byte every 100 ms holds the crawl for ever (--timeout is an idle timeout)"
 	knownSignalEOFRace = "known: SIGINT arriving with the end of stdin (Ctrl-C on a pipeline) races cliutil's cleanup goroutine: on one core arc2warc/waczpack may commit the -o file and exit 1 instead of removing it and exiting 130"
 )
 

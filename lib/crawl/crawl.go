@@ -87,6 +87,20 @@ type Config struct {
 	TLSConfig *tls.Config
 	// Timeout bounds connecting and every wait for the server (default 30s).
 	Timeout time.Duration
+	// MaxRequestTime bounds one exchange, from the sending of the request
+	// to the last byte of the response, whatever its rate (zero: default
+	// 10 minutes; negative: no limit). A response cut by it is recorded as
+	// received so far, with Truncated "time" and an error wrapping
+	// ErrRequestTime, and not fetched again.
+	MaxRequestTime time.Duration
+	// MinRate is the slowest transfer tolerated, in bytes per second
+	// averaged over each Timeout period from the response's first byte
+	// (HTTrack's -J "traffic jam control"; 0: none). Time spent waiting
+	// under MaxRate is not counted against the server. A response cut by it
+	// is recorded like one cut by MaxRequestTime, its error wrapping
+	// ErrMinRate: a tarpit trickling a byte now and then cannot hold a
+	// connection for ever.
+	MinRate int64
 	// Retries is how often a failed fetch (network error, 429, 500, 502,
 	// 503, 504) is tried again, with exponential backoff from RetryBackoff
 	// (default 1s), or after Retry-After for 429 and 503 when that is at
@@ -162,20 +176,30 @@ func DefaultUserAgent() string {
 	return "mirrorget/" + cliutil.Version + " (+https://github.com/arcport/arcport)"
 }
 
+// DefaultMaxRequestTime is the default of Config.MaxRequestTime.
+const DefaultMaxRequestTime = 10 * time.Minute
+
+// DefaultMinRate is mirrorget's default minimum transfer rate (Config.MinRate),
+// in bytes per second: 3000 bytes per default Timeout period of 30 s.
+const DefaultMinRate = 100
+
 // DefaultConfig returns the defaults of mirrorget's flags: prefix scope,
-// unlimited depth, robots.txt on, 4 connections, 30 s timeout, 2 retries,
-// redirects followed in scope.
+// unlimited depth, robots.txt on, 4 connections, 30 s timeout, 10 minutes
+// at most per request, at least 100 bytes/s, 2 retries, redirects followed
+// in scope.
 func DefaultConfig() Config {
 	return Config{
-		MaxDepth:      -1,
-		Robots:        true,
-		UserAgent:     DefaultUserAgent(),
-		Timeout:       30 * time.Second,
-		Retries:       2,
-		RetryBackoff:  time.Second,
-		MaxRetryAfter: 5 * time.Minute,
-		MaxRedirects:  10,
-		Connections:   4,
+		MaxDepth:       -1,
+		Robots:         true,
+		UserAgent:      DefaultUserAgent(),
+		Timeout:        30 * time.Second,
+		MaxRequestTime: DefaultMaxRequestTime,
+		MinRate:        DefaultMinRate,
+		Retries:        2,
+		RetryBackoff:   time.Second,
+		MaxRetryAfter:  5 * time.Minute,
+		MaxRedirects:   10,
+		Connections:    4,
 	}
 }
 

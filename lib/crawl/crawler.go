@@ -94,6 +94,12 @@ func New(cfg Config, sink Sink) (*Crawler, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
+	if cfg.MaxRequestTime == 0 {
+		cfg.MaxRequestTime = DefaultMaxRequestTime
+	}
+	if cfg.MinRate < 0 {
+		return nil, errors.New("negative minimum rate")
+	}
 	if cfg.RetryBackoff <= 0 {
 		cfg.RetryBackoff = time.Second
 	}
@@ -506,6 +512,9 @@ func (c *Crawler) skip(u, reason string) {
 // retryable reports whether the outcome calls for another attempt, and the
 // delay the server asked for (Retry-After), if any.
 func (c *Crawler) retryable(ex *exchange) (bool, time.Duration) {
+	if cutByLimit(ex.err) {
+		return false, 0 // a tarpit would hold the crawl as long again
+	}
 	if ex.err != nil {
 		return true, 0
 	}
@@ -581,10 +590,17 @@ func (c *Crawler) process(ctx context.Context, it *item, h *host) error {
 		return nil
 	}
 	cp := c.capture(it, ex)
-	if ex.err == nil && ex.head != nil {
+	if ex.head != nil && (ex.err == nil || cutByLimit(ex.err)) {
+		// a body cut by a limit is read for links as far as it came, as
+		// one cut by MaxSize is
 		c.addLinks(it, cp)
 	}
 	return c.emit(cp)
+}
+
+// cutByLimit reports an exchange cut by MaxRequestTime or MinRate.
+func cutByLimit(err error) bool {
+	return errors.Is(err, ErrRequestTime) || errors.Is(err, ErrMinRate)
 }
 
 // addLinks extracts the capture's links and decides about each.

@@ -12,7 +12,8 @@
 //     the request sent and the response recorded is every byte received,
 //     with keep-alive connections, a DNS cache, gzip/deflate/br content
 //     coding, proxies (CONNECT for https), cookies (Netscape cookies.txt),
-//     timeouts, retries with backoff and Retry-After;
+//     an idle timeout, a time limit per request and a minimum transfer
+//     rate (HTTrack's -T and -J), retries with backoff and Retry-After;
 //   - politeness that holds as seen from the server (chapter 4.3.4): at most
 //     Connections requests at once (in total and per host), requests to a
 //     host at least 1/Rate apart measured when each request is written,

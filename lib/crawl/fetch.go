@@ -37,6 +37,8 @@ const idleTimeout = 30 * time.Second
 
 type fetcher struct {
 	timeout time.Duration
+	maxTime time.Duration // per exchange, from the request's sending (<= 0: none)
+	minRate int64         // bytes per second over each timeout period (0: none)
 	proxy   *url.URL
 	tlsConf *tls.Config
 	dialer  net.Dialer
@@ -53,6 +55,8 @@ type fetcher struct {
 func newFetcher(cfg *Config) *fetcher {
 	f := &fetcher{
 		timeout: cfg.Timeout,
+		maxTime: cfg.MaxRequestTime,
+		minRate: cfg.MinRate,
 		proxy:   cfg.Proxy,
 		maxOpen: cfg.Connections,
 		idle:    map[string][]*wconn{},
@@ -104,7 +108,9 @@ type wconn struct {
 }
 
 // connReader reads from the network, records what it reads into the current
-// exchange's spool, and applies the bandwidth cap.
+// exchange's spool, and applies the bandwidth cap and the limits of an
+// exchange: the idle timeout, the request time limit (deadline) and the
+// minimum transfer rate.
 type connReader struct {
 	nc      net.Conn
 	f       *fetcher
@@ -113,16 +119,49 @@ type connReader struct {
 	n       int64 // bytes read in the current exchange
 	recErr  error
 	timeout time.Duration
+
+	deadline time.Time // the exchange's time limit, zero for none
+	winStart time.Time // the minimum rate's current window, from the first byte
+	winBytes int64     // bytes read in that window
+}
+
+// ErrRequestTime is wrapped by the error of an exchange cut by
+// Config.MaxRequestTime.
+var ErrRequestTime = errors.New("request time limit reached")
+
+// ErrMinRate is wrapped by the error of an exchange cut by Config.MinRate.
+var ErrMinRate = errors.New("transfer slower than the minimum rate")
+
+// startExchange resets the per-exchange state for a request sent at start.
+func (c *connReader) startExchange(ctx context.Context, sp *Spool, start time.Time) {
+	c.rec, c.n, c.recErr, c.ctx = sp, 0, nil, ctx
+	c.deadline, c.winStart, c.winBytes = time.Time{}, time.Time{}, 0
+	if c.f.maxTime > 0 {
+		c.deadline = start.Add(c.f.maxTime)
+	}
 }
 
 func (c *connReader) Read(p []byte) (int, error) {
 	if c.f.bw != nil && len(p) > c.f.bwChunk {
 		p = p[:c.f.bwChunk]
 	}
-	if c.timeout > 0 {
-		c.nc.SetReadDeadline(time.Now().Add(c.timeout))
+	if c.timeout > 0 || !c.deadline.IsZero() {
+		var dl time.Time
+		if c.timeout > 0 {
+			dl = time.Now().Add(c.timeout)
+		}
+		if !c.deadline.IsZero() && (dl.IsZero() || c.deadline.Before(dl)) {
+			dl = c.deadline
+		}
+		c.nc.SetReadDeadline(dl)
 	}
 	n, err := c.nc.Read(p)
+	if err != nil && !c.deadline.IsZero() && !time.Now().Before(c.deadline) {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			err = fmt.Errorf("%w (%v)", ErrRequestTime, c.f.maxTime)
+		}
+	}
 	if n > 0 {
 		c.n += int64(n)
 		if c.rec != nil && c.recErr == nil {
@@ -132,12 +171,45 @@ func (c *connReader) Read(p []byte) (int, error) {
 			}
 		}
 		if c.f.bw != nil && c.ctx != nil {
+			t0 := time.Now()
 			if werr := c.f.bw.WaitN(c.ctx, n); werr != nil {
 				return n, c.ctx.Err()
 			}
+			// time spent under our own bandwidth cap is not the server's
+			if !c.winStart.IsZero() {
+				c.winStart = c.winStart.Add(time.Since(t0))
+			}
+		}
+		if err == nil {
+			err = c.checkRate(n)
 		}
 	}
 	return n, err
+}
+
+// checkRate counts n bytes read in the minimum rate's window and fails
+// when a window of the idle timeout's length brought fewer bytes than the
+// rate asks (HTTrack's -J "traffic jam control"; windows start with the
+// first byte of the response, so a server's thinking time is the idle
+// timeout's business).
+func (c *connReader) checkRate(n int) error {
+	if c.f.minRate <= 0 || c.timeout <= 0 {
+		return nil
+	}
+	now := time.Now()
+	if c.winStart.IsZero() {
+		c.winStart = now
+	}
+	c.winBytes += int64(n)
+	el := now.Sub(c.winStart)
+	if el < c.timeout {
+		return nil
+	}
+	if float64(c.winBytes) < float64(c.f.minRate)*el.Seconds() {
+		return fmt.Errorf("%w: %d bytes in %v, under %d bytes/s", ErrMinRate, c.winBytes, el.Round(time.Millisecond), c.f.minRate)
+	}
+	c.winStart, c.winBytes = now, 0
+	return nil
 }
 
 // exchange is the outcome of one request.
@@ -189,18 +261,22 @@ func (f *fetcher) once(ctx context.Context, u *url.URL, hdr record.Header, pace 
 		}
 	}
 	sp.truncate(0)
-	wc.cr.rec, wc.cr.n, wc.cr.recErr, wc.cr.ctx = sp, 0, nil, ctx
+	ex.start = time.Now()
+	wc.cr.startExchange(ctx, sp, ex.start)
 	stop := context.AfterFunc(ctx, func() { wc.nc.SetDeadline(time.Unix(1, 0)) })
 	reuse := false
 	defer func() {
 		stop()
-		wc.cr.rec, wc.cr.ctx = nil, nil
+		wc.cr.rec, wc.cr.ctx, wc.cr.deadline = nil, nil, time.Time{}
 		f.putConn(wc, reuse)
 	}()
 
-	ex.start = time.Now()
 	if f.timeout > 0 {
-		wc.nc.SetWriteDeadline(ex.start.Add(f.timeout))
+		dl := ex.start.Add(f.timeout)
+		if !wc.cr.deadline.IsZero() && wc.cr.deadline.Before(dl) {
+			dl = wc.cr.deadline
+		}
+		wc.nc.SetWriteDeadline(dl)
 	}
 	_, err = wc.nc.Write(ex.request)
 	if err != nil {
@@ -312,6 +388,9 @@ func (f *fetcher) netErr(ctx context.Context, err error, wc *wconn, maybeStale b
 }
 
 func truncReason(err error) string {
+	if errors.Is(err, ErrRequestTime) || errors.Is(err, ErrMinRate) {
+		return "time"
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {
 		return "time"

@@ -3,13 +3,18 @@ package crawl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/arcport/arcport/lib/record"
 )
 
 // TestDistinctLinks: a capture's links are one per distinct URL and role
@@ -150,6 +155,76 @@ func TestGzipBombPage(t *testing.T) {
 				urls = append(urls, strings.TrimPrefix(l.URL, srv.URL))
 			}
 			eq(t, "links", urls, []string{"/before.html"})
+		})
+	}
+}
+
+// TestTransferLimits: a tarpit trickling a byte every 50 ms is cut by the
+// minimum rate, a fast server that never ends by the request time limit;
+// both captures are recorded as received so far with WARC-Truncated
+// "time", not fetched again, and the links of what came are followed. Time
+// spent under our own bandwidth cap is not held against the server.
+func TestTransferLimits(t *testing.T) {
+	drip := func(w http.ResponseWriter, r *http.Request, chunk []byte, every time.Duration) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<html><a href="next.html">next</a>`)
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			time.Sleep(every)
+		}
+	}
+	srv := newServer(t, &requestLog{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/tarpit/", "/endless/":
+			if r.URL.Path == "/tarpit/" {
+				drip(w, r, []byte("x"), 50*time.Millisecond)
+			} else {
+				drip(w, r, bytes.Repeat([]byte("y"), 2048), 20*time.Millisecond)
+			}
+		case "/capped/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="next.html">next</a>`+strings.Repeat(" ", 20000))
+		default:
+			html(w, "ok")
+		}
+	}))
+	for _, tc := range []struct {
+		path      string
+		configure func(*Config)
+		cut       error // nil: the transfer completes
+	}{
+		{"/tarpit/", func(c *Config) { c.MinRate = 1000 }, ErrMinRate}, // 120 bytes/s with the chunk framing
+		{"/endless/", func(c *Config) { c.MaxRequestTime = time.Second }, ErrRequestTime},
+		// 20 KB at 10 KiB/s of our own cap: 2 s, far under 100 KiB/s
+		{"/capped/", func(c *Config) { c.MinRate = 100 << 10; c.MaxRate = 10 << 10 }, nil},
+	} {
+		t.Run(strings.Trim(tc.path, "/"), func(t *testing.T) {
+			cfg := testConfig(srv.URL + tc.path)
+			cfg.Robots = false
+			cfg.Timeout = 500 * time.Millisecond
+			cfg.MinRate, cfg.Retries = 0, 2
+			tc.configure(&cfg)
+			col := run(t, cfg)
+			eq(t, "captured", col.urls(srv.URL), []string{tc.path, tc.path + "next.html"})
+			c := col.get(srv.URL + tc.path)
+			if tc.cut == nil {
+				if c.Err != nil || c.Truncated != "" || len(c.body) != 20028 {
+					t.Errorf("capped transfer: err %v, truncated %q, %d body bytes", c.Err, c.Truncated, len(c.body))
+				}
+				return
+			}
+			if !errors.Is(c.Err, tc.cut) || c.Truncated != "time" || c.Attempts != 1 {
+				t.Errorf("err %v, truncated %q, %d attempts; want %v, time, 1", c.Err, c.Truncated, c.Attempts, tc.cut)
+			}
+			if got := c.respRec.Get(record.FieldTruncated); got != "time" {
+				t.Errorf("WARC-Truncated %q", got)
+			}
+			if !bytes.HasPrefix(c.body, []byte(`<html><a href="next.html">next</a>`)) || int64(len(c.raw)) <= c.BodyOffset {
+				t.Errorf("recorded body %.40q... (%d raw bytes)", c.body, len(c.raw))
+			}
 		})
 	}
 }

@@ -78,7 +78,7 @@ func SplitFilters(args []string) []string {
 var valueFlags = map[string]bool{"O": true, "o": true, "format": true, "c": true, "rate": true, "max-rate": true,
 	"r": true, "ext-depth": true, "scope": true, "filter": true, "robots": true, "user-agent": true, "header": true,
 	"cookies": true, "proxy": true, "timeout": true, "retries": true, "max-size": true, "follow-redirects": true,
-	"max-parse": true}
+	"max-parse": true, "min-rate": true, "max-request-time": true}
 
 // App returns the urfave/cli application.
 func App() *cli.App {
@@ -112,7 +112,9 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.StringSliceFlag{Name: "header", Usage: "extra request field `\"Name: value\"` (repeatable)"},
 			&cli.StringFlag{Name: "cookies", Usage: "Netscape cookies.txt `FILE` to send cookies from"},
 			&cli.StringFlag{Name: "proxy", Usage: "http proxy `URL` (http://[user:pass@]host:port)"},
-			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "connect and idle timeout"},
+			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "connect and idle timeout (HTTrack -T)"},
+			&cli.StringFlag{Name: "min-rate", Value: strconv.Itoa(crawl.DefaultMinRate), Usage: "traffic jam control (HTTrack -J): cut a transfer bringing less than `BYTES` per second over a --timeout period (suffixes k, m; 0: off)"},
+			&cli.DurationFlag{Name: "max-request-time", Value: crawl.DefaultMaxRequestTime, Usage: "cut a request lasting longer than `DURATION` from its sending, whatever its rate (0: no limit; HTTrack's -E --max-time bounds the whole mirror instead)"},
 			&cli.IntFlag{Name: "retries", Value: 2, Usage: "retries after network errors, 429 and 5xx"},
 			&cli.StringFlag{Name: "max-size", Usage: "truncate bodies after `BYTES` (suffixes k, m, g)"},
 			&cli.StringFlag{Name: "max-parse", Value: "64m", Usage: "read at most `BYTES` of a decoded page for links and keep a content-coded body decoded in the mirror only up to there (never more than --max-size)"},
@@ -248,6 +250,17 @@ func options(c *cli.Context) (*Options, error) {
 		}
 	}
 	cfg.Timeout = c.Duration("timeout")
+	if cfg.MinRate, err = ParseSize(c.String("min-rate")); err != nil {
+		return nil, cliutil.Usagef("--min-rate: %v", err)
+	}
+	switch d := c.Duration("max-request-time"); {
+	case d < 0:
+		return nil, cliutil.Usagef("--max-request-time must not be negative")
+	case d == 0:
+		cfg.MaxRequestTime = -1 // no limit
+	default:
+		cfg.MaxRequestTime = d
+	}
 	cfg.Retries = c.Int("retries")
 	if cfg.Retries < 0 {
 		return nil, cliutil.Usagef("--retries must not be negative")

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/arcport/arcport/lib/internal/cliutil"
 )
@@ -57,6 +60,9 @@ func TestUsageErrors(t *testing.T) {
 		{"mirrorget", "--header", "no colon", "http://127.0.0.1:1/"},
 		{"mirrorget", "--proxy", "socks5://h:1", "http://127.0.0.1:1/"},
 		{"mirrorget", "--max-rate", "fast", "http://127.0.0.1:1/"},
+		{"mirrorget", "--min-rate", "slow", "http://127.0.0.1:1/"},
+		{"mirrorget", "--max-request-time", "-1s", "http://127.0.0.1:1/"},
+		{"mirrorget", "--max-parse", "0", "http://127.0.0.1:1/"},
 		{"mirrorget", "-c", "0", "http://127.0.0.1:1/"},
 		{"mirrorget", "--filter", "-mime:image/*", "http://127.0.0.1:1/"},
 		{"mirrorget", "-o", "/dev/null", "ftp://example.com/"},
@@ -67,6 +73,34 @@ func TestUsageErrors(t *testing.T) {
 		var ue *cliutil.UsageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%q: %v, want a usage error", args, err)
+		}
+	}
+}
+
+// TestLimitFlags: the transfer and parse limits as the crawl gets them,
+// by default and as given.
+func TestLimitFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args     string
+		minRate  int64
+		maxTime  time.Duration
+		maxParse int64
+		limit    int64 // Config.ParseLimit
+	}{
+		{"", 100, 10 * time.Minute, 64 << 20, 64 << 20},
+		{"--min-rate 1k --max-request-time 90s --max-parse 8m", 1024, 90 * time.Second, 8 << 20, 8 << 20},
+		{"--min-rate 0 --max-request-time 0 --max-size 1m", 0, -1, 64 << 20, 1 << 20},
+	} {
+		var o *Options
+		app := App()
+		app.Action = func(c *cli.Context) (err error) { o, err = options(c); return err }
+		args := append([]string{"mirrorget"}, strings.Fields(tc.args)...)
+		if err := app.Run(append(args, "http://127.0.0.1:1/")); err != nil {
+			t.Fatalf("%s: %v", tc.args, err)
+		}
+		cfg := o.Crawl
+		if cfg.MinRate != tc.minRate || cfg.MaxRequestTime != tc.maxTime || cfg.MaxParse != tc.maxParse || cfg.ParseLimit() != tc.limit {
+			t.Errorf("%q: min rate %d, request time %v, max parse %d, parse limit %d", tc.args, cfg.MinRate, cfg.MaxRequestTime, cfg.MaxParse, cfg.ParseLimit())
 		}
 	}
 }
