@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -148,9 +149,13 @@ func (a *AtomicFile) Commit() error {
 		return fail(err)
 	}
 	// Let a signal that arrived with the end of the input (Ctrl-C on a
-	// pipeline) reach the handler before deciding, then decide under the
-	// lock the handler takes: either the rename happens first and the file
-	// is complete, or the handler removes it and the rename never happens.
+	// pipeline) reach the handler before deciding: the kernel may run the
+	// thread that takes it only after this one has seen end of file. Then
+	// decide under the lock the handler takes: either the rename happens
+	// first and the file is complete, or the handler removes it and the
+	// rename never happens. The grace costs a few milliseconds per output.
+	runtime.Gosched()
+	time.Sleep(commitGrace)
 	runtime.Gosched()
 	sigMu.Lock()
 	defer sigMu.Unlock()
@@ -179,6 +184,9 @@ func (a *AtomicFile) Abort() {
 	os.Remove(a.File.Name())
 	unregisterCleanup(a.File.Name())
 }
+
+// commitGrace is how long Commit waits for a signal in flight.
+const commitGrace = 5 * time.Millisecond
 
 // Temporary files to remove when SIGINT or SIGTERM arrives. sigMu is held
 // while the handler removes them and exits, and while Commit renames, so the
