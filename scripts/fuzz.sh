@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every Fuzz target in the module for the given time each (default 30s)
-# and prints one line per target: package, target, executions, result.
+# and prints one line per target: package, target, executions, result. The
+# full output of a failing target is kept in out/fuzz/; a failing input is
+# saved by go test under the package's testdata/fuzz/ (commit it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 t=${1:-30s}
@@ -13,7 +15,13 @@ for pkg in $(go list ./...); do
     execs=$(echo "$out" | grep -o 'execs: [0-9]*' | tail -1 | awk '{print $2}')
     if [ $rc -eq 0 ]; then res=ok; else res=FAIL; status=1; fi
     printf '%-45s %-24s execs=%-10s %s\n' "${pkg#github.com/arcport/arcport/}" "$f" "${execs:-?}" "$res"
-    [ $rc -eq 0 ] || echo "$out" | grep -E 'Failing input|panic|--- FAIL' | head -5
+    if [ $rc -ne 0 ]; then
+      mkdir -p out/fuzz
+      log="out/fuzz/$(echo "${pkg#github.com/arcport/arcport/}" | tr / _)-$f.log"
+      echo "$out" > "$log"
+      echo "$out" | grep -E 'Failing input|panic|hung|terminated|--- FAIL' | head -5
+      echo "  full output: $log"
+    fi
   done
 done
 exit $status
