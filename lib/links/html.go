@@ -78,6 +78,44 @@ type htmlExtractor struct {
 	baseSet   bool
 	f         Func
 	small     int // smallToken (tests make it smaller)
+	memo      map[resolveKey]resolved
+}
+
+// resolveKey and resolved memoise Resolve for the values of a document: a
+// page repeating a link (a menu on every row, a hostile page of a million
+// <a href=x>) resolves it once.
+type resolveKey struct {
+	base *url.URL
+	ref  string
+}
+
+type resolved struct {
+	abs, frag string
+	ok        bool
+}
+
+// maxMemo bounds the memo; memoRef bounds the values it keeps.
+const (
+	maxMemo = 1024
+	memoRef = 256
+)
+
+// resolve is Resolve(base, ref), memoised for short values.
+func (e *htmlExtractor) resolve(base *url.URL, ref string) (string, string, bool) {
+	if len(ref) > memoRef {
+		return Resolve(base, ref)
+	}
+	k := resolveKey{base, ref}
+	if r, ok := e.memo[k]; ok {
+		return r.abs, r.frag, r.ok
+	}
+	abs, frag, ok := Resolve(base, ref)
+	if e.memo == nil || len(e.memo) >= maxMemo {
+		e.memo = make(map[resolveKey]resolved, 64)
+	}
+	k.ref = strings.Clone(ref) // not the whole attribute it was cut from
+	e.memo[k] = resolved{abs, frag, ok}
+	return abs, frag, ok
 }
 
 // run reads the tokens of r, whose first byte is at offset off of the
@@ -513,7 +551,7 @@ func (e *htmlExtractor) valueLinks(name string, a *tagAttr, raw []byte, off int6
 		if syn == SyntaxAppletCode {
 			v = AppletClassPath(v)
 		}
-		abs, frag, ok := Resolve(base, v)
+		abs, frag, ok := e.resolve(base, v)
 		if !ok {
 			return nil
 		}

@@ -157,3 +157,42 @@ func TestHTMLSmallTokensRandom(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHTMLRepeatedLinks reads a 1 MiB page of one link repeated (the
+// hostile page of TestRewriteFromStreams in lib/mirror).
+func BenchmarkHTMLRepeatedLinks(b *testing.B) {
+	src := []byte(strings.Repeat(`<a href="x.html">x</a><img src=i.gif>`, 1<<20/36))
+	u, _ := url.Parse("http://h.example/d/doc.html")
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := HTML(bytes.NewReader(src), u, func(Link) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestHTMLResolveMemo: values resolved once per document and base are
+// resolved again after a <base href> or in an applet's codebase, and stay
+// right past the memo's size.
+func TestHTMLResolveMemo(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<a href=x><a href=x><applet codebase=cb/ archive=x></applet><base href=/other/><a href=x>`)
+	for i := range maxMemo + 10 {
+		fmt.Fprintf(&b, `<a href=p%d>`, i)
+	}
+	b.WriteString(`<a href=p0><a href=x>`)
+	var got []string
+	if err := HTML(strings.NewReader(b.String()), mustURL(t, "http://h/d/"), func(l Link) error {
+		if !strings.HasPrefix(l.Value, "p") || l.Value == "p0" {
+			got = append(got, l.URL)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := "[http://h/d/x http://h/d/x http://h/d/cb/x http://h/other/ http://h/other/x http://h/other/p0 http://h/other/p0 http://h/other/x]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("got  %v\nwant %s", got, want)
+	}
+}
