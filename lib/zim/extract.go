@@ -20,8 +20,9 @@ type DumpOptions struct {
 	// --redirect). Otherwise a redirect to an HTML item becomes an HTML
 	// refresh page and other redirects still become links, as in zimdump.
 	Symlinks bool
-	// Workers is the number of files written in parallel (default
-	// GOMAXPROCS, at most 8).
+	// Workers is the number of goroutines decompressing clusters ahead of
+	// the one that creates the files (default GOMAXPROCS, at most 8); 1
+	// does everything in the calling goroutine.
 	Workers int
 	// Log receives zimdump's "Wrote X to Y" lines for the files that could
 	// not be written at their place and went to DIR/_exceptions/.
@@ -87,12 +88,10 @@ func truncateName(name string, n int) string {
 // bytes), redirects as HTML refresh pages or symbolic links, files that
 // cannot be written at their place in dir/_exceptions/. Unlike zimdump it
 // never writes outside dir: see SafeRelPath; it never follows a symbolic
-// link it finds on the way either. Files are written in parallel, one
-// cluster per worker, each cluster decompressed once.
+// link it finds on the way either. Clusters are decompressed in parallel,
+// each once, ahead of the goroutine that creates the files.
 func (a *Archive) Dump(dir string, o DumpOptions) error {
 	if o.Workers <= 0 {
-		// file creation in one folder is serialised by the kernel: more
-		// workers than this only add lock contention
 		o.Workers = min(runtime.GOMAXPROCS(0), 8)
 	}
 	if o.Log == nil {
@@ -240,7 +239,6 @@ func (a *Archive) planDump(dir string, order []uint32, o DumpOptions) (plan []du
 }
 
 type dumper struct {
-	sink     func(*dumpItem, []byte) // hands a file to its writer
 	a        *Archive
 	dir      string
 	o        DumpOptions
@@ -301,6 +299,16 @@ func (d *dumper) symlink(it *dumpItem) error {
 }
 
 // writeAll writes the files and stubs, one cluster per task.
+//
+// Creating a file costs the kernel far more than decompressing it (a dump
+// is bound by file creation), and creations in one folder are serialised
+// by the kernel anyway: so files are created by one goroutine, the caller,
+// while d.o.Workers goroutines decompress the clusters ahead of it and hand
+// over their files a batch at a time (a cluster, or batchBytes), not one
+// by one: one hand-over per batch instead of a goroutine wake-up per file.
+// Blobs too large to hold (streamed clusters, large stored blobs) are
+// written by the decompressing goroutine itself. With Workers == 1
+// everything happens in the caller.
 func (d *dumper) writeAll(plan []dumpItem) error {
 	groups := map[uint32][]*dumpItem{}
 	var keys []uint32
@@ -321,9 +329,7 @@ func (d *dumper) writeAll(plan []dumpItem) error {
 		groups[g] = append(groups[g], it)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	tasks := make(chan uint32)
 	var (
-		wg       sync.WaitGroup
 		errMu    sync.Mutex
 		firstErr error
 		firstOrd = int(^uint(0) >> 1)
@@ -335,61 +341,69 @@ func (d *dumper) writeAll(plan []dumpItem) error {
 		}
 		errMu.Unlock()
 	}
-	// Clusters are decompressed by d.o.Workers goroutines; files are
-	// created by as many writers, each owning the folders that hash to it,
-	// so that no two writers create files in the same folder at once (the
-	// kernel serialises that and spins on the lock).
-	shards := make([]chan writeJob, d.o.Workers)
-	var wwg sync.WaitGroup
-	for i := range shards {
-		shards[i] = make(chan writeJob, 256)
-		wwg.Add(1)
-		go func(ch chan writeJob) {
-			defer wwg.Done()
-			for j := range ch {
-				if err := d.writeBytes(j.it, j.b); err != nil {
-					fail(j.it.order, err)
-				}
-			}
-		}(shards[i])
-	}
-	seed := maphash.MakeSeed()
-	d.sink = func(it *dumpItem, b []byte) {
-		dir := it.rel
-		if i := strings.LastIndexByte(dir, '/'); i >= 0 {
-			dir = dir[:i]
-		} else {
-			dir = ""
+	write := func(j writeJob) {
+		if err := d.writeBytes(j.it, j.b); err != nil {
+			fail(j.it.order, err)
 		}
-		shards[maphash.String(seed, dir)%uint64(len(shards))] <- writeJob{it, b}
 	}
-	for w := 0; w < min(d.o.Workers, max(1, len(keys))); w++ {
+	group := func(g uint32, sink func(*dumpItem, []byte)) {
+		if err := d.writeGroup(g, groups[g], sink); err != nil {
+			var oe *orderedErr
+			if errors.As(err, &oe) {
+				fail(oe.order, oe.err)
+			} else {
+				fail(groups[g][0].order, err)
+			}
+		}
+	}
+	if d.o.Workers == 1 || len(keys) <= 1 {
+		for _, g := range keys {
+			group(g, func(it *dumpItem, b []byte) { write(writeJob{it, b}) })
+		}
+		return firstErr
+	}
+	tasks := make(chan uint32)
+	batches := make(chan []writeJob, 1) // few clusters held: they wait for the creator anyway
+	var wg sync.WaitGroup
+	for w := 0; w < min(d.o.Workers, len(keys)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for g := range tasks {
-				if err := d.writeGroup(g, groups[g]); err != nil {
-					var oe *orderedErr
-					if errors.As(err, &oe) {
-						fail(oe.order, oe.err)
-					} else {
-						fail(groups[g][0].order, err)
+				var batch []writeJob
+				size := 0
+				group(g, func(it *dumpItem, b []byte) {
+					batch = append(batch, writeJob{it, b})
+					if size += len(b); size >= batchBytes {
+						batches <- batch
+						batch, size = nil, 0
 					}
+				})
+				if len(batch) > 0 {
+					batches <- batch
 				}
 			}
 		}()
 	}
-	for _, g := range keys {
-		tasks <- g
+	go func() {
+		for _, g := range keys {
+			tasks <- g
+		}
+		close(tasks)
+		wg.Wait()
+		close(batches)
+	}()
+	for batch := range batches {
+		for _, j := range batch {
+			write(j)
+		}
 	}
-	close(tasks)
-	wg.Wait()
-	for _, ch := range shards {
-		close(ch)
-	}
-	wwg.Wait()
 	return firstErr
 }
+
+// batchBytes bounds the data of one batch handed to the file creator (the
+// blobs of a stored cluster are read into memory for it).
+const batchBytes = 8 << 20
 
 type writeJob struct {
 	it *dumpItem
@@ -403,7 +417,9 @@ type orderedErr struct {
 
 func (e *orderedErr) Error() string { return e.err.Error() }
 
-func (d *dumper) writeGroup(g uint32, items []*dumpItem) error {
+// writeGroup writes the items of cluster g: the files held in memory go
+// to sink, the others are streamed to their place.
+func (d *dumper) writeGroup(g uint32, items []*dumpItem, sink func(*dumpItem, []byte)) error {
 	var c *Cluster
 	needData := false
 	for _, it := range items {
@@ -428,17 +444,17 @@ func (d *dumper) writeGroup(g uint32, items []*dumpItem) error {
 		var err error
 		switch it.act {
 		case actStub, actErrStub:
-			d.sink(it, []byte(RedirectHTML(it.link)))
+			sink(it, []byte(RedirectHTML(it.link)))
 		default:
 			if b, ok := c.Bytes(it.e.Blob); ok {
-				d.sink(it, b)
+				sink(it, b)
 			} else if stream != nil {
 				var r io.Reader
 				if r, err = stream.open(it.e.Blob); err == nil {
 					err = d.writeReader(it, r)
 				}
 			} else {
-				err = d.writeBlob(it, c)
+				err = d.writeBlob(it, c, sink)
 			}
 		}
 		if err != nil {
@@ -499,7 +515,7 @@ const smallBlob = 1 << 20
 
 // writeBlob writes a blob of an uncompressed cluster: small ones through
 // a pooled buffer and writeNew, large ones streamed.
-func (d *dumper) writeBlob(it *dumpItem, c *Cluster) error {
+func (d *dumper) writeBlob(it *dumpItem, c *Cluster, sink func(*dumpItem, []byte)) error {
 	size, err := c.BlobSize(it.e.Blob)
 	if err != nil {
 		return err
@@ -516,7 +532,7 @@ func (d *dumper) writeBlob(it *dumpItem, c *Cluster) error {
 	if _, err := io.ReadFull(r, b); err != nil {
 		return d.a.errf(it.e.Offset, "reading the data of %s: %v", d.a.PathOf(&it.e), noEOF(err))
 	}
-	d.sink(it, b)
+	sink(it, b)
 	return nil
 }
 
