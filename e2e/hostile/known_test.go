@@ -13,7 +13,6 @@ import (
 // check a fix); the sweeps leave out the one assertion the defect breaks
 // and say so where they do.
 const (
-	knownTextLine      = "known: waczpack create --text writes a pages.jsonl line of 1.5 MB (256 Ki NULs of a gzip-bombed page, JSON-escaped) that waczpack validate rejects (bufio.Scanner: token too long)"
 	knownSignalEOFRace = "known: SIGINT arriving with the end of stdin (Ctrl-C on a pipeline) races cliutil's cleanup goroutine: on one core arc2warc/waczpack may commit the -o file and exit 1 instead of removing it and exiting 130"
 )
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/arcport/arcport/lib/arc"
 	"github.com/arcport/arcport/lib/record"
@@ -161,37 +160,4 @@ func damagedAt(cut int, starts []int64) int64 {
 		}
 	}
 	return at
-}
-
-// captures counts the capture records (ARC URL records; WARC response,
-// resource and revisit records) a lenient reader finds in data.
-func captures(data []byte, isARC bool) int {
-	type nexter interface {
-		Next() (*record.Record, error)
-	}
-	var r nexter
-	var err error
-	if isARC {
-		r, err = arc.NewReader(bytes.NewReader(data), arc.WithPolicy(record.Ignore))
-	} else {
-		r, err = warc.NewReader(bytes.NewReader(data), warc.WithPolicy(record.Ignore))
-	}
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			return n
-		}
-		switch rec.Type() {
-		case "response", "resource", "revisit":
-			n++
-		default:
-			if isARC && rec.ARC != nil && !strings.HasPrefix(rec.ARC.URL, "filedesc:") {
-				n++
-			}
-		}
-	}
 }
