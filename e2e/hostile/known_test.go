@@ -8,13 +8,9 @@ import (
 	"testing"
 )
 
-// Defects this suite found and reported to the lead. Each has a focused
-// test that skips with the reason until it is fixed (delete the t.Skip to
-// check a fix); the sweeps leave out the one assertion the defect breaks
-// and say so where they do.
-const (
-	knownSignalEOFRace = "known: SIGINT arriving with the end of stdin (Ctrl-C on a pipeline) races cliutil's cleanup goroutine: on one core arc2warc/waczpack may commit the -o file and exit 1 instead of removing it and exiting 130"
-)
+// Defects this suite found, each kept as a focused regression test now
+// that it is fixed. A new defect gets a test here that starts with
+// t.Skip("known: <reason>") until it is fixed.
 
 // TestKnownCreateGzOffset: example.warc.gz cut inside its second record
 // (member at offset 784): create must name offset 784 as index does.
