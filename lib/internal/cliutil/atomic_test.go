@@ -105,3 +105,20 @@ func TestAtomicSignals(t *testing.T) {
 		}
 	}
 }
+
+func TestPendingIn(t *testing.T) {
+	for status, want := range map[string]os.Signal{
+		"Name:\tx\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n": nil,
+		"SigPnd:\t0000000000000000\nShdPnd:\t0000000000000002\n":           syscall.SIGINT,
+		"SigPnd:\t0000000000004000\nShdPnd:\t0000000000000000\n":           syscall.SIGTERM,
+		"SigPnd:\t0000000000000100\nShdPnd:\t0000000000000001\n":           nil,
+		"garbage": nil,
+	} {
+		if got := pendingIn(status); got != want {
+			t.Errorf("%q: %v, want %v", status, got, want)
+		}
+	}
+	if s := kernelPending(); s != nil {
+		t.Errorf("test process has %v pending", s)
+	}
+}

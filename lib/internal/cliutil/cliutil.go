@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -164,6 +165,11 @@ func (a *AtomicFile) Commit() error {
 		handleSignal(s) // does not return
 	default:
 	}
+	// Under load the kernel may not yet have run the thread it picked to
+	// take the signal: the signal is then still pending in the kernel.
+	if s := kernelPending(); s != nil {
+		handleSignal(s) // does not return
+	}
 	if err := os.Rename(name, a.final); err != nil {
 		os.Remove(name)
 		delete(tempFiles, name)
@@ -317,4 +323,35 @@ func moveFlags(args []string, takes map[string]bool) []string {
 		}
 	}
 	return append(flags, pos...)
+}
+
+// kernelPending reports a SIGINT or SIGTERM the kernel holds pending for
+// this process or thread (Linux /proc/self/status ShdPnd and SigPnd), or nil.
+func kernelPending() os.Signal {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nil
+	}
+	return pendingIn(string(b))
+}
+
+// pendingIn reads the pending-signal masks of a /proc/<pid>/status text.
+func pendingIn(status string) os.Signal {
+	for _, line := range strings.Split(status, "\n") {
+		name, val, ok := strings.Cut(line, ":")
+		if !ok || (name != "ShdPnd" && name != "SigPnd") {
+			continue
+		}
+		mask, err := strconv.ParseUint(strings.TrimSpace(val), 16, 64)
+		if err != nil {
+			continue
+		}
+		if mask&(1<<(uint(syscall.SIGTERM)-1)) != 0 {
+			return syscall.SIGTERM
+		}
+		if mask&(1<<(uint(syscall.SIGINT)-1)) != 0 {
+			return syscall.SIGINT
+		}
+	}
+	return nil
 }
