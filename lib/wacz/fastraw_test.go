@@ -198,6 +198,25 @@ func TestFastPathDamage(t *testing.T) {
 // TestCreateZstd: a .warc.zst input (one zstd frame per record) is read
 // through lib/warc and written gzip per record; every record is kept.
 func TestCreateZstd(t *testing.T) {
+	_, zst := exampleZstd(t)
+	in := input{"example.warc.zst", zst}
+	path, st, err := buildWACZ(t, Options{}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Reencoded != st.Records || st.Records != 6 {
+		t.Errorf("stats %+v", st)
+	}
+	sameRecords(t, "archive/", archiveRecords(t, path), inputRecords(t, in))
+	if n := checkCaptures(t, path); n != 2 {
+		t.Errorf("%d captures", n)
+	}
+}
+
+// exampleZstd returns the example.warc.gz sample and the same records
+// written as a .warc.zst (one zstd frame per record).
+func exampleZstd(t *testing.T) (input, []byte) {
+	t.Helper()
 	gz := readTD(t, "example.warc.gz")
 	wr, err := warc.NewReader(bytes.NewReader(gz.data))
 	if err != nil {
@@ -218,16 +237,5 @@ func TestCreateZstd(t *testing.T) {
 		}
 	}
 	w.Close()
-	in := input{"example.warc.zst", zst.Bytes()}
-	path, st, err := buildWACZ(t, Options{}, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Reencoded != st.Records || st.Records != 6 {
-		t.Errorf("stats %+v", st)
-	}
-	sameRecords(t, "archive/", archiveRecords(t, path), inputRecords(t, in))
-	if n := checkCaptures(t, path); n != 2 {
-		t.Errorf("%d captures", n)
-	}
+	return gz, zst.Bytes()
 }

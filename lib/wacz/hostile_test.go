@@ -16,9 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arcport/arcport/lib/internal/compio"
-	"github.com/arcport/arcport/lib/record"
-	"github.com/arcport/arcport/lib/warc"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -296,27 +293,8 @@ func indexErr(name string, data []byte) error {
 // damaged record's member or frame (create once said "offset 0" for a
 // .warc.gz and an offset inside the frame for a .warc.zst).
 func TestCreateOffsetsAsIndex(t *testing.T) {
-	gz := readTD(t, "example.warc.gz")
-	wr, err := warc.NewReader(bytes.NewReader(gz.data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var zst bytes.Buffer
-	w := warc.NewWriter(&zst, warc.WithCompression(compio.Zstd), warc.WithVersion(record.WARC10))
-	for {
-		rec, err := wr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.WriteRecord(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.Close()
-	for _, in := range []input{gz, {"example.warc.zst", zst.Bytes()}} {
+	gz, zst := exampleZstd(t)
+	for _, in := range []input{gz, {"example.warc.zst", zst}} {
 		var damaged []input
 		for n := 1; n < len(in.data); n += 97 {
 			damaged = append(damaged, input{fmt.Sprintf("cut %d", n), in.data[:n]})
