@@ -20,9 +20,9 @@ type DumpOptions struct {
 	// --redirect). Otherwise a redirect to an HTML item becomes an HTML
 	// refresh page and other redirects still become links, as in zimdump.
 	Symlinks bool
-	// Workers is the number of goroutines decompressing clusters ahead of
-	// the one that creates the files (default GOMAXPROCS, at most 8); 1
-	// does everything in the calling goroutine.
+	// Workers is the number of goroutines decompressing clusters, and of
+	// those creating and of those writing the files (default GOMAXPROCS,
+	// at most 8); 1 does everything in the calling goroutine.
 	Workers int
 	// Log receives zimdump's "Wrote X to Y" lines for the files that could
 	// not be written at their place and went to DIR/_exceptions/.
@@ -89,7 +89,7 @@ func truncateName(name string, n int) string {
 // cannot be written at their place in dir/_exceptions/. Unlike zimdump it
 // never writes outside dir: see SafeRelPath; it never follows a symbolic
 // link it finds on the way either. Clusters are decompressed in parallel,
-// each once, ahead of the goroutine that creates the files.
+// each once, ahead of the goroutines that create the files: see writeAll.
 func (a *Archive) Dump(dir string, o DumpOptions) error {
 	if o.Workers <= 0 {
 		o.Workers = min(runtime.GOMAXPROCS(0), 8)
@@ -107,6 +107,8 @@ func (a *Archive) Dump(dir string, o DumpOptions) error {
 	for _, rd := range dirs {
 		d.mkdirs(rd)
 	}
+	d.dirs = openDirs(dir, dirs)
+	defer d.dirs.close()
 	// links first: their places were checked by the plan
 	for i := range plan {
 		it := &plan[i]
@@ -239,12 +241,16 @@ func (a *Archive) planDump(dir string, order []uint32, o DumpOptions) (plan []du
 }
 
 type dumper struct {
-	a        *Archive
-	dir      string
-	o        DumpOptions
-	mu       sync.Mutex
-	realDirs map[string]bool
-	logs     []logLine
+	a         *Archive
+	dir       string
+	o         DumpOptions
+	mu        sync.Mutex
+	realDirs  map[string]bool
+	dirs      dirSet
+	logs      []logLine
+	failed    []*dumpItem // files whose place failed, for the errors folder
+	toErrors  bool        // writeAll's last pass: write to the errors folder
+	writeErrs []orderedErr
 }
 
 type logLine struct {
@@ -281,10 +287,7 @@ func (d *dumper) parentOK(rel string) bool {
 	if i < 0 {
 		return true
 	}
-	d.mu.Lock()
-	ok := d.realDirs[rel[:i]]
-	d.mu.Unlock()
-	return ok
+	return d.realDirs[rel[:i]] // read-only once writing starts
 }
 
 func (d *dumper) symlink(it *dumpItem) error {
@@ -300,22 +303,34 @@ func (d *dumper) symlink(it *dumpItem) error {
 
 // writeAll writes the files and stubs, one cluster per task.
 //
-// Creating a file costs the kernel far more than decompressing it (a dump
-// is bound by file creation), and creations in one folder are serialised
-// by the kernel anyway: so files are created by one goroutine, the caller,
-// while d.o.Workers goroutines decompress the clusters ahead of it and hand
-// over their files a batch at a time (a cluster, or batchBytes), not one
-// by one: one hand-over per batch instead of a goroutine wake-up per file.
-// Blobs too large to hold (streamed clusters, large stored blobs) are
-// written by the decompressing goroutine itself. With Workers == 1
-// everything happens in the caller.
+// A dump is bound by file creation, which costs the kernel far more than
+// decompressing the file, and which the kernel serialises per folder: the
+// name lookup, the inode and the directory entry are made under the
+// folder's lock; a second thread creating in the same folder only spins on
+// it. So the pipeline is: d.o.Workers goroutines decompress clusters and
+// hand their files over a batch at a time (a cluster, or batchBytes); the
+// caller routes each file to the creating goroutine of its folder (folders
+// are spread over d.o.Workers creators by a hash of their name); creators
+// only create, and pass the open files on, openBatch at a time, to
+// d.o.Workers goroutines that write and close them. Hand-overs are per
+// batch, not per file. Blobs too large to hold (streamed clusters, large
+// stored blobs) are written by the decompressing goroutine itself.
+//
+// Files that go to the errors folder (planned, or because their place
+// failed) are written last, one at a time in zimdump's order, so that
+// when two of them share a name the one zimdump writes last wins here too.
+// With Workers == 1 everything happens in the caller.
 func (d *dumper) writeAll(plan []dumpItem) error {
 	groups := map[uint32][]*dumpItem{}
 	var keys []uint32
+	var later []*dumpItem // errors-folder files, in plan order after the sort below
 	for i := range plan {
 		it := &plan[i]
 		switch it.act {
-		case actFile, actErrFile, actStub, actErrStub:
+		case actFile, actStub:
+		case actErrFile, actErrStub:
+			later = append(later, it)
+			continue
 		default:
 			continue
 		}
@@ -341,38 +356,57 @@ func (d *dumper) writeAll(plan []dumpItem) error {
 		}
 		errMu.Unlock()
 	}
-	write := func(j writeJob) {
-		if err := d.writeBytes(j.it, j.b); err != nil {
-			fail(j.it.order, err)
-		}
-	}
-	group := func(g uint32, sink func(*dumpItem, []byte)) {
-		if err := d.writeGroup(g, groups[g], sink); err != nil {
+	group := func(g uint32, items []*dumpItem, sink func(*dumpItem, []byte)) {
+		if err := d.writeGroup(g, items, sink); err != nil {
 			var oe *orderedErr
 			if errors.As(err, &oe) {
 				fail(oe.order, oe.err)
 			} else {
-				fail(groups[g][0].order, err)
+				fail(items[0].order, err)
 			}
 		}
 	}
+	place := func(it *dumpItem, b []byte) { d.placeBytes(it, b) }
 	if d.o.Workers == 1 || len(keys) <= 1 {
 		for _, g := range keys {
-			group(g, func(it *dumpItem, b []byte) { write(writeJob{it, b}) })
+			group(g, groups[g], place)
 		}
-		return firstErr
+	} else {
+		d.parallel(keys, groups, group)
 	}
+	for _, e := range d.writeErrs {
+		fail(e.order, e.err)
+	}
+	// the errors folder, in zimdump's order
+	later = append(later, d.failed...)
+	sort.Slice(later, func(i, j int) bool { return later[i].order < later[j].order })
+	d.toErrors = true
+	for _, it := range later {
+		g := uint32(0)
+		if it.e.Kind == KindItem {
+			g = it.e.Cluster
+		}
+		group(g, []*dumpItem{it}, func(it *dumpItem, b []byte) {
+			if err := d.writeError(it, newBytesReader(b)); err != nil {
+				fail(it.order, err)
+			}
+		})
+	}
+	return firstErr
+}
+
+// parallel runs writeAll's pipeline.
+func (d *dumper) parallel(keys []uint32, groups map[uint32][]*dumpItem, group func(uint32, []*dumpItem, func(*dumpItem, []byte))) {
+	n := d.o.Workers
 	tasks := make(chan uint32)
-	batches := make(chan []writeJob, 1) // few clusters held: they wait for the creator anyway
-	var wg sync.WaitGroup
-	for w := 0; w < min(d.o.Workers, len(keys)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	batches := make(chan []writeJob, 1) // few clusters held: they wait for the creators anyway
+	var decomp, create, write sync.WaitGroup
+	for w := 0; w < min(n, len(keys)); w++ {
+		decomp.Go(func() {
 			for g := range tasks {
 				var batch []writeJob
 				size := 0
-				group(g, func(it *dumpItem, b []byte) {
+				group(g, groups[g], func(it *dumpItem, b []byte) {
 					batch = append(batch, writeJob{it, b})
 					if size += len(b); size >= batchBytes {
 						batches <- batch
@@ -383,25 +417,108 @@ func (d *dumper) writeAll(plan []dumpItem) error {
 					batches <- batch
 				}
 			}
-		}()
+		})
 	}
 	go func() {
 		for _, g := range keys {
 			tasks <- g
 		}
 		close(tasks)
-		wg.Wait()
+		decomp.Wait()
 		close(batches)
 	}()
+	// open files in flight are bounded by the channel capacities:
+	// about (n creators + 2n + n writers) * openBatch
+	opened := make(chan []openJob, 2*n)
+	toCreate := make([]chan []writeJob, n)
+	for c := range toCreate {
+		toCreate[c] = make(chan []writeJob, 2)
+		create.Go(func() {
+			out := make([]openJob, 0, openBatch)
+			for batch := range toCreate[c] {
+				for _, j := range batch {
+					if !d.parentOK(j.it.rel) {
+						d.deferItem(j.it)
+						continue
+					}
+					f, err := d.dirs.create(d.dir, j.it.rel)
+					if err != nil {
+						d.deferItem(j.it)
+						continue
+					}
+					out = append(out, openJob{j.it, j.b, f})
+					if len(out) == openBatch {
+						opened <- out
+						out = make([]openJob, 0, openBatch)
+					}
+				}
+			}
+			if len(out) > 0 {
+				opened <- out
+			}
+		})
+	}
+	for w := 0; w < n; w++ {
+		write.Go(func() {
+			for batch := range opened {
+				for _, o := range batch {
+					if err := writeClose(o.f, o.b); err != nil {
+						d.writeFailed(o.it, err)
+					}
+				}
+			}
+		})
+	}
+	seed := maphash.MakeSeed()
+	parts := make([][]writeJob, n)
 	for batch := range batches {
 		for _, j := range batch {
-			write(j)
+			c := 0
+			if i := strings.LastIndexByte(j.it.rel, '/'); i >= 0 {
+				c = int(maphash.String(seed, j.it.rel[:i]) % uint64(n))
+			}
+			parts[c] = append(parts[c], j)
+		}
+		for c, p := range parts {
+			if len(p) > 0 {
+				toCreate[c] <- p
+				parts[c] = nil
+			}
 		}
 	}
-	return firstErr
+	for _, c := range toCreate {
+		close(c)
+	}
+	create.Wait()
+	close(opened)
+	write.Wait()
 }
 
-// batchBytes bounds the data of one batch handed to the file creator (the
+// openBatch is the number of open files handed to a writer at a time.
+const openBatch = 64
+
+type openJob struct {
+	it *dumpItem
+	b  []byte
+	f  fileHandle
+}
+
+// deferItem leaves an item whose place failed for the errors folder.
+func (d *dumper) deferItem(it *dumpItem) {
+	d.mu.Lock()
+	d.failed = append(d.failed, it)
+	d.mu.Unlock()
+}
+
+// writeFailed records a write error at an item's place (after its file
+// was created: not a case for the errors folder).
+func (d *dumper) writeFailed(it *dumpItem, err error) {
+	d.mu.Lock()
+	d.writeErrs = append(d.writeErrs, orderedErr{it.order, fmt.Errorf("writing %s: %v", filepath.Join(d.dir, it.rel), err)})
+	d.mu.Unlock()
+}
+
+// batchBytes bounds the data of one batch handed to the file creators (the
 // blobs of a stored cluster are read into memory for it).
 const batchBytes = 8 << 20
 
@@ -499,14 +616,21 @@ func (q *seqBlobs) close() {
 	}
 }
 
-// writeBytes writes b at the item's place, or in the errors folder.
-func (d *dumper) writeBytes(it *dumpItem, b []byte) error {
-	if (it.act == actFile || it.act == actStub) && d.parentOK(it.rel) {
-		if err := writeNew(filepath.Join(d.dir, it.rel), b); err == nil {
-			return nil
-		}
+// placeBytes writes b at the item's place; when that fails the item is
+// left for the errors folder (see writeAll).
+func (d *dumper) placeBytes(it *dumpItem, b []byte) {
+	if !d.parentOK(it.rel) {
+		d.deferItem(it)
+		return
 	}
-	return d.writeError(it, newBytesReader(b))
+	f, err := d.dirs.create(d.dir, it.rel)
+	if err != nil {
+		d.deferItem(it)
+		return
+	}
+	if err := writeClose(f, b); err != nil {
+		d.writeFailed(it, err)
+	}
 }
 
 // smallBlob is the size up to which a blob of an uncompressed cluster is
@@ -539,29 +663,29 @@ func (d *dumper) writeBlob(it *dumpItem, c *Cluster, sink func(*dumpItem, []byte
 // writeReader writes r to the item's place, or to the errors folder when
 // that fails (as zimdump's write_to_file).
 func (d *dumper) writeReader(it *dumpItem, r io.Reader) error {
-	if it.act == actFile || it.act == actStub {
-		if d.parentOK(it.rel) {
-			f, err := os.OpenFile(filepath.Join(d.dir, it.rel), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o644)
-			if err == nil {
-				_, werr := io.Copy(f, r)
-				cerr := f.Close()
-				if werr == nil && cerr == nil {
-					return nil
-				}
-				var fe *FormatError
-				if errors.As(werr, &fe) {
-					return werr
-				}
-				if werr == nil {
-					werr = cerr
-				}
-				return fmt.Errorf("writing %s: %v", filepath.Join(d.dir, it.rel), werr)
+	if d.toErrors {
+		return d.writeError(it, r)
+	}
+	if d.parentOK(it.rel) {
+		f, err := os.OpenFile(filepath.Join(d.dir, it.rel), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o644)
+		if err == nil {
+			_, werr := io.Copy(f, r)
+			cerr := f.Close()
+			if werr == nil && cerr == nil {
+				return nil
 			}
+			var fe *FormatError
+			if errors.As(werr, &fe) {
+				return werr
+			}
+			if werr == nil {
+				werr = cerr
+			}
+			return fmt.Errorf("writing %s: %v", filepath.Join(d.dir, it.rel), werr)
 		}
 	}
-	// the bytes are needed again: the reader may be partly consumed only
-	// on the error path above, where we returned.
-	return d.writeError(it, r)
+	d.deferItem(it)
+	return nil
 }
 
 func (d *dumper) writeError(it *dumpItem, r io.Reader) error {
