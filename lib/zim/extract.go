@@ -58,6 +58,9 @@ type dumpItem struct {
 // ignores them too), ".." becomes "%2E%2E". ok is false for a path that
 // leaves no file name (empty, or ending in "/" or "/.").
 func SafeRelPath(p string) (rel string, ok bool) {
+	if cleanRel(p) {
+		return p, true
+	}
 	parts := strings.Split(p, "/")
 	last := parts[len(parts)-1]
 	out := parts[:0]
@@ -74,6 +77,23 @@ func SafeRelPath(p string) (rel string, ok bool) {
 		return strings.Join(out, "/"), false
 	}
 	return strings.Join(out, "/"), true
+}
+
+// cleanRel reports whether SafeRelPath would return p unchanged: no empty,
+// "." or ".." component, and not empty.
+func cleanRel(p string) bool {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		switch p[start:i] {
+		case "", ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 // truncateName shortens a file name longer than 255 bytes as zimdump does:
@@ -140,8 +160,10 @@ func (a *Archive) planDump(dir string, order []uint32, o DumpOptions) (plan []du
 	)
 	seed := maphash.MakeSeed()
 	h := func(s string) uint64 { return maphash.String(seed, s) }
-	fs := map[uint64]kind{}
-	owner := map[uint64]int{} // file name -> plan index writing it
+	// path hash -> kind | plan index of the item writing a file << 8
+	fs := make(map[uint64]uint64, len(order)+len(order)/8)
+	var lastDir, safeDir string
+	var blockedDir bool
 	truncated := 0
 	plan = make([]dumpItem, 0, len(order))
 	cur := a.newEntryCursor()
@@ -163,27 +185,36 @@ func (a *Archive) planDump(dir string, order []uint32, o DumpOptions) (plan []du
 			name = truncateName(name, truncated)
 		}
 		it := dumpItem{order: k, e: *e}
-		safeDir, _ := SafeRelPath(dirPart)
-		safeName, okName := SafeRelPath(name)
-		// directories, as zimdump's createdir (errors ignored)
-		blocked := false
-		if safeDir != "" {
-			comps := strings.Split(safeDir, "/")
-			for i := range comps {
-				pre := strings.Join(comps[:i+1], "/")
-				switch fs[h(pre)] {
-				case 0:
-					fs[h(pre)] = kDir
-					dirs = append(dirs, pre)
-				case kDir:
-				default:
-					blocked = true
-				}
-				if blocked {
-					break
+		// directories, as zimdump's createdir (errors ignored); a
+		// folder's state never changes once made (or blocked), so the
+		// previous entry's answer holds for the same folder
+		if dirPart != lastDir || k == 0 {
+			lastDir = dirPart
+			safeDir, _ = SafeRelPath(dirPart)
+			blockedDir = false
+			if safeDir != "" {
+				for i := 0; i <= len(safeDir); i++ {
+					if i < len(safeDir) && safeDir[i] != '/' {
+						continue
+					}
+					pre := safeDir[:i]
+					hp := h(pre)
+					switch kind(fs[hp]) {
+					case 0:
+						fs[hp] = uint64(kDir)
+						dirs = append(dirs, pre)
+					case kDir:
+					default:
+						blockedDir = true
+					}
+					if blockedDir {
+						break
+					}
 				}
 			}
 		}
+		blocked := blockedDir
+		safeName, okName := SafeRelPath(name)
 		rel := safeName
 		if safeDir != "" {
 			rel = safeDir + "/" + safeName
@@ -216,12 +247,13 @@ func (a *Archive) planDump(dir string, order []uint32, o DumpOptions) (plan []du
 			it.act = actFile
 		}
 		hk := h(rel)
-		cur := fs[hk]
+		node := fs[hk]
+		cur := kind(node)
 		switch {
 		case isLink && (blocked || cur != 0):
 			return plan, dirs, fmt.Errorf("Error creating symlink from %s to %s", dir+"/"+rel, it.link)
 		case isLink:
-			fs[hk] = kLink
+			fs[hk] = uint64(kLink)
 		case blocked || cur == kDir || cur == kLink:
 			if it.act == actFile {
 				it.act = actErrFile
@@ -229,11 +261,10 @@ func (a *Archive) planDump(dir string, order []uint32, o DumpOptions) (plan []du
 				it.act = actErrStub
 			}
 		default:
-			if j, ok := owner[hk]; ok {
-				plan[j].act = actSuperseded
+			if cur == kFile {
+				plan[node>>8].act = actSuperseded
 			}
-			owner[hk] = len(plan)
-			fs[hk] = kFile
+			fs[hk] = uint64(kFile) | uint64(len(plan))<<8
 		}
 		plan = append(plan, it)
 	}
