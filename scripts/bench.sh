@@ -11,7 +11,8 @@
 #   waczpack   waczpack create vs warcio.js cdx-index                 <= 0.25
 #              waczpack index  vs warcio.js cdx-index                 (informative)
 #   zimdump    zimdump list --details vs openzim zimdump              <= 0.5
-#              zimdump dump           vs openzim zimdump              <= 0.5
+#              zimdump dump           vs openzim zimdump, on tmpfs    <= 0.5
+#              and on a fresh ext4 per run (root) or in BENCH_DIR     <= 0.5
 #   mirrorget  mirrorget vs wget -r -p (one connection)    <= 0.5 and finds
 #              mirrorget vs httrack        every URL both peers find (informative)
 #   htcache    htcache export vs `unzip -p new.zip | gzip -6`         (informative)
@@ -74,9 +75,11 @@ have() { command -v "$1" >/dev/null 2>&1; }
 
 # run_once KEY RUN CMD: runs CMD ("{RUN}" replaced by RUN) once with
 # `bash -c` under /usr/bin/time -v, and appends "wall cpu maxrss_kib status"
-# to $R/KEY.t. stdout goes to /dev/null, stderr to $R/KEY.err.
+# to $R/KEY.t. stdout goes to /dev/null, stderr to $R/KEY.err. $PRE_RUN, if
+# set, is evaluated first, untimed.
 run_once() {
   local key=$1 run=$2 cmd=${3//\{RUN\}/$2} st=0 t0 t1
+  [ -z "${PRE_RUN:-}" ] || eval "$PRE_RUN" # untimed set-up (fresh file system)
   sync
   t0=$(date +%s%N)
   /usr/bin/time -v -o "$R/time.log" bash -c "$cmd" >/dev/null 2>>"$R/$key.err" || st=$?
@@ -183,7 +186,7 @@ start_site() {
   SITE_CMD="$BENCH_DIR/bin/benchsite -addr 127.0.0.1:$port -n $SITE_PAGES -latency $SITE_LATENCY"
   $SITE_CMD &
   SITE_PID=$!
-  trap 'kill "$SITE_PID" 2>/dev/null || true' EXIT
+  trap 'kill "$SITE_PID" 2>/dev/null || true; cleanup' EXIT
   SITE_URL=http://127.0.0.1:$port/p/0.html
   local i
   for i in $(seq 50); do
@@ -264,9 +267,32 @@ tree_sum() {
 
 # zimdump: a ZIM of ZIM_ARTICLES ~2 KB HTML articles (+ images, redirects,
 # zstd clusters) written by python3-libzim; peer: openzim zimdump (Debian
-# zim-tools). dump writes a fresh folder per run under $R; all are removed
-# only at the end (ext4 creates files slowly right after a mass deletion,
-# which would penalise whichever tool ran next).
+# zim-tools). dump is bound by the kernel's file creation, so where it
+# writes decides the figures: it is timed twice, on tmpfs (/dev/shm: the
+# file system's own cost is smallest there) and, when this runs as root
+# with mkfs.ext4, on a fresh journaled ext4 made before every run (a loop
+# device backed by /dev/shm, so no disk speed in it). Without root the
+# second row dumps into $R (whatever file system that is), a fresh folder
+# per run, all removed at the end: ext4 creates files slowly right after a
+# mass deletion, which would penalise whichever tool ran next.
+ZIM_EXT4=$R/ext4
+cleanup() {
+  if mountpoint -q "$ZIM_EXT4" 2>/dev/null; then drop_ext4; fi
+  rm -rf /dev/shm/arcport-bench-$$
+}
+trap cleanup EXIT
+fresh_ext4() {
+  umount "$ZIM_EXT4" 2>/dev/null || true
+  rm -f /dev/shm/arcport-bench-ext4.img
+  mkdir -p "$ZIM_EXT4"
+  truncate -s 3G /dev/shm/arcport-bench-ext4.img
+  mkfs.ext4 -q -F -N 600000 /dev/shm/arcport-bench-ext4.img
+  mount -o loop /dev/shm/arcport-bench-ext4.img "$ZIM_EXT4"
+}
+drop_ext4() {
+  umount "$ZIM_EXT4" 2>/dev/null || true
+  rm -f /dev/shm/arcport-bench-ext4.img
+}
 bench_zimdump() {
   need_bin zimdump || return 1
   [ -x "$OPENZIM" ] || { log "$OPENZIM missing: apt install zim-tools"; return 1; }
@@ -284,18 +310,38 @@ bench_zimdump() {
   add_row "zimdump list --details vs openzim" "$input" \
     zim-list "$B/zimdump list --details $zim" openzim-list "$OPENZIM list --details $zim" 0.5 \
     "$([ "$same" = identical ] && echo yes || echo no)" "list --details output vs openzim: $same"
-  rm -rf "$R"/zimdump-out-* "$R"/openzim-out-*
-  bench_pair zim-dump "$B/zimdump dump --dir=$R/zimdump-out-{RUN} $zim" \
-    openzim-dump "$OPENZIM dump --dir=$R/openzim-out-{RUN} $zim"
-  local a b tree=identical
-  a=$(tree_sum "$R/zimdump-out-1") b=$(tree_sum "$R/openzim-out-1")
+  # dump on tmpfs; the trees of run 1 are compared file by file
+  local T=/dev/shm/arcport-bench-$$ a b tree=identical
+  [ "$(df -T /dev/shm 2>/dev/null | awk 'NR==2{print $2}')" = tmpfs ] || T=$R/dump-tmp
+  rm -rf "$T" && mkdir -p "$T"
+  bench_pair zim-dump-tmpfs "$B/zimdump dump --dir=$T/zimdump-out-{RUN} $zim" \
+    openzim-dump-tmpfs "$OPENZIM dump --dir=$T/openzim-out-{RUN} $zim"
+  a=$(tree_sum "$T/zimdump-out-1") b=$(tree_sum "$T/openzim-out-1")
   [ "$a" = "$b" ] || tree=DIFFERENT
-  add_row "zimdump dump vs openzim" "$input" \
-    zim-dump "$B/zimdump dump --dir=$R/zimdump-out-{RUN} $zim" \
-    openzim-dump "$OPENZIM dump --dir=$R/openzim-out-{RUN} $zim" 0.5 \
+  rm -rf "$T"
+  add_row "zimdump dump vs openzim ($(df -T "$(dirname "$T")" | awk 'NR==2{print $2}'))" "$input" \
+    zim-dump-tmpfs "$B/zimdump dump --dir=$T/zimdump-out-{RUN} $zim" \
+    openzim-dump-tmpfs "$OPENZIM dump --dir=$T/openzim-out-{RUN} $zim" 0.5 \
     "$([ "$tree" = identical ] && echo yes || echo no)" \
-    "dump trees (files, bytes, md5 of paths+contents): $tree (arcport: $a; openzim: $b); output on $(df -T "$R" | awk 'NR==2{print $2}')"
-  rm -rf "$R"/zimdump-out-* "$R"/openzim-out-*
+    "dump trees (files, bytes, md5 of paths+contents): $tree (arcport: $a; openzim: $b)"
+  if [ "$(id -u)" = 0 ] && have mkfs.ext4 && fresh_ext4 2>/dev/null; then
+    PRE_RUN=fresh_ext4 bench_pair zim-dump-ext4 "$B/zimdump dump --dir=$ZIM_EXT4/out $zim" \
+      openzim-dump-ext4 "$OPENZIM dump --dir=$ZIM_EXT4/out $zim"
+    drop_ext4
+    add_row "zimdump dump vs openzim (fresh ext4)" "$input" \
+      zim-dump-ext4 "$B/zimdump dump --dir=$ZIM_EXT4/out $zim" \
+      openzim-dump-ext4 "$OPENZIM dump --dir=$ZIM_EXT4/out $zim" 0.5 yes \
+      "a fresh journaled ext4 (3 GiB loop image on /dev/shm) before every run"
+  else
+    rm -rf "$R"/zimdump-out-* "$R"/openzim-out-*
+    bench_pair zim-dump "$B/zimdump dump --dir=$R/zimdump-out-{RUN} $zim" \
+      openzim-dump "$OPENZIM dump --dir=$R/openzim-out-{RUN} $zim"
+    add_row "zimdump dump vs openzim ($(df -T "$R" | awk 'NR==2{print $2}'))" "$input" \
+      zim-dump "$B/zimdump dump --dir=$R/zimdump-out-{RUN} $zim" \
+      openzim-dump "$OPENZIM dump --dir=$R/openzim-out-{RUN} $zim" 0.5 yes \
+      "output in $R (not root: no fresh file system per run)"
+    rm -rf "$R"/zimdump-out-* "$R"/openzim-out-*
+  fi
 }
 
 # urls_* DIR-or-FILE: the URLs a crawl fetched with a 2xx/3xx status, sorted.
