@@ -15,7 +15,7 @@ func (a *Archive) ClusterHeader(idx uint32) (*Cluster, error) { return a.cluster
 
 // LoadCluster reads cluster idx (with its data, as Cluster) without going
 // through the cache: for passes that visit each cluster once.
-func (a *Archive) LoadCluster(idx uint32) (*Cluster, error) { return a.loadCluster(idx, true) }
+func (a *Archive) LoadCluster(idx uint32) (*Cluster, error) { return a.loadCluster(idx, true, nil) }
 
 func (a *Archive) itemCheck(e *Entry) error {
 	if e.Kind == KindRedirect {

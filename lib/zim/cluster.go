@@ -319,7 +319,8 @@ func (a *Archive) clusterExtent(idx uint32, off uint64) uint64 {
 
 // loadCluster reads cluster idx: its offset table and, when withData and
 // the cluster is compressed and not larger than maxInMemory, its data.
-func (a *Archive) loadCluster(idx uint32, withData bool) (*Cluster, error) {
+// buf, if large enough, receives the data.
+func (a *Archive) loadCluster(idx uint32, withData bool, buf []byte) (*Cluster, error) {
 	off, err := a.ClusterOffset(idx)
 	if err != nil {
 		return nil, err
@@ -348,7 +349,10 @@ func (a *Archive) loadCluster(idx uint32, withData bool) (*Cluster, error) {
 		return nil, a.passf(noEOF(err), int64(off), "cluster %d at offset %d: decompressed data truncated", idx, off)
 	}
 	total := c.DataSize() - offsets[0]
-	data := make([]byte, 0, min(total, 8<<20))
+	data := buf[:0]
+	if uint64(cap(buf)) < total {
+		data = make([]byte, 0, min(total, 8<<20))
+	}
 	for uint64(len(data)) < total {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
@@ -431,7 +435,7 @@ func (s *clusterStore) get(idx uint32, data bool) (*Cluster, error) {
 	s.inflight[k] = f
 	s.mu.Unlock()
 
-	f.c, f.err = s.a.loadCluster(idx, data)
+	f.c, f.err = s.a.loadCluster(idx, data, nil)
 
 	s.mu.Lock()
 	delete(s.inflight, k)

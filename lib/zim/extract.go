@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // DumpOptions configures Archive.Dump.
@@ -282,6 +283,7 @@ type dumper struct {
 	failed    []*dumpItem // files whose place failed, for the errors folder
 	toErrors  bool        // writeAll's last pass: write to the errors folder
 	writeErrs []orderedErr
+	bufs      sync.Pool // *[]byte: decompressed cluster buffers, see bufRef
 }
 
 type logLine struct {
@@ -387,7 +389,7 @@ func (d *dumper) writeAll(plan []dumpItem) error {
 		}
 		errMu.Unlock()
 	}
-	group := func(g uint32, items []*dumpItem, sink func(*dumpItem, []byte)) {
+	group := func(g uint32, items []*dumpItem, sink func(*dumpItem, []byte, *bufRef)) {
 		if err := d.writeGroup(g, items, sink); err != nil {
 			var oe *orderedErr
 			if errors.As(err, &oe) {
@@ -397,7 +399,10 @@ func (d *dumper) writeAll(plan []dumpItem) error {
 			}
 		}
 	}
-	place := func(it *dumpItem, b []byte) { d.placeBytes(it, b) }
+	place := func(it *dumpItem, b []byte, ref *bufRef) {
+		d.placeBytes(it, b)
+		ref.release()
+	}
 	if d.o.Workers == 1 || len(keys) <= 1 {
 		for _, g := range keys {
 			group(g, groups[g], place)
@@ -417,17 +422,18 @@ func (d *dumper) writeAll(plan []dumpItem) error {
 		if it.e.Kind == KindItem {
 			g = it.e.Cluster
 		}
-		group(g, []*dumpItem{it}, func(it *dumpItem, b []byte) {
+		group(g, []*dumpItem{it}, func(it *dumpItem, b []byte, ref *bufRef) {
 			if err := d.writeError(it, newBytesReader(b)); err != nil {
 				fail(it.order, err)
 			}
+			ref.release()
 		})
 	}
 	return firstErr
 }
 
 // parallel runs writeAll's pipeline.
-func (d *dumper) parallel(keys []uint32, groups map[uint32][]*dumpItem, group func(uint32, []*dumpItem, func(*dumpItem, []byte))) {
+func (d *dumper) parallel(keys []uint32, groups map[uint32][]*dumpItem, group func(uint32, []*dumpItem, func(*dumpItem, []byte, *bufRef))) {
 	n := d.o.Workers
 	tasks := make(chan uint32)
 	batches := make(chan []writeJob, 1) // few clusters held: they wait for the creators anyway
@@ -437,8 +443,8 @@ func (d *dumper) parallel(keys []uint32, groups map[uint32][]*dumpItem, group fu
 			for g := range tasks {
 				var batch []writeJob
 				size := 0
-				group(g, groups[g], func(it *dumpItem, b []byte) {
-					batch = append(batch, writeJob{it, b})
+				group(g, groups[g], func(it *dumpItem, b []byte, ref *bufRef) {
+					batch = append(batch, writeJob{it, b, ref})
 					if size += len(b); size >= batchBytes {
 						batches <- batch
 						batch, size = nil, 0
@@ -470,14 +476,16 @@ func (d *dumper) parallel(keys []uint32, groups map[uint32][]*dumpItem, group fu
 				for _, j := range batch {
 					if !d.parentOK(j.it.rel) {
 						d.deferItem(j.it)
+						j.ref.release()
 						continue
 					}
 					f, err := d.dirs.create(d.dir, j.it.rel)
 					if err != nil {
 						d.deferItem(j.it)
+						j.ref.release()
 						continue
 					}
-					out = append(out, openJob{j.it, j.b, f})
+					out = append(out, openJob{j, f})
 					if len(out) == openBatch {
 						opened <- out
 						out = make([]openJob, 0, openBatch)
@@ -496,6 +504,7 @@ func (d *dumper) parallel(keys []uint32, groups map[uint32][]*dumpItem, group fu
 					if err := writeClose(o.f, o.b); err != nil {
 						d.writeFailed(o.it, err)
 					}
+					o.ref.release()
 				}
 			}
 		})
@@ -529,9 +538,8 @@ func (d *dumper) parallel(keys []uint32, groups map[uint32][]*dumpItem, group fu
 const openBatch = 64
 
 type openJob struct {
-	it *dumpItem
-	b  []byte
-	f  fileHandle
+	writeJob
+	f fileHandle
 }
 
 // deferItem leaves an item whose place failed for the errors folder.
@@ -554,8 +562,32 @@ func (d *dumper) writeFailed(it *dumpItem, err error) {
 const batchBytes = 8 << 20
 
 type writeJob struct {
-	it *dumpItem
-	b  []byte
+	it  *dumpItem
+	b   []byte
+	ref *bufRef // holds b's cluster buffer, or nil
+}
+
+// bufRef counts the files still to write from a decompressed cluster's
+// buffer, which goes back to the dump's pool when none is left: a dump
+// then reuses a few buffers instead of allocating (and faulting in) one
+// per cluster.
+type bufRef struct {
+	n    atomic.Int32
+	b    []byte
+	pool *sync.Pool
+}
+
+func (r *bufRef) hold() *bufRef {
+	if r != nil {
+		r.n.Add(1)
+	}
+	return r
+}
+
+func (r *bufRef) release() {
+	if r != nil && r.n.Add(-1) == 0 {
+		r.pool.Put(&r.b)
+	}
 }
 
 type orderedErr struct {
@@ -567,7 +599,7 @@ func (e *orderedErr) Error() string { return e.err.Error() }
 
 // writeGroup writes the items of cluster g: the files held in memory go
 // to sink, the others are streamed to their place.
-func (d *dumper) writeGroup(g uint32, items []*dumpItem, sink func(*dumpItem, []byte)) error {
+func (d *dumper) writeGroup(g uint32, items []*dumpItem, sink func(*dumpItem, []byte, *bufRef)) error {
 	var c *Cluster
 	needData := false
 	for _, it := range items {
@@ -576,10 +608,20 @@ func (d *dumper) writeGroup(g uint32, items []*dumpItem, sink func(*dumpItem, []
 			break
 		}
 	}
+	var ref *bufRef
 	if needData {
+		var buf []byte
+		if p, ok := d.bufs.Get().(*[]byte); ok {
+			buf = *p
+		}
 		var err error
-		if c, err = d.a.LoadCluster(g); err != nil {
+		if c, err = d.a.loadCluster(g, true, buf); err != nil {
 			return &orderedErr{items[0].order, err}
+		}
+		if c.hasData {
+			ref = &bufRef{b: c.data[:0], pool: &d.bufs}
+			ref.n.Store(1) // ours, until every file is handed over
+			defer ref.release()
 		}
 	}
 	var stream *seqBlobs
@@ -592,10 +634,10 @@ func (d *dumper) writeGroup(g uint32, items []*dumpItem, sink func(*dumpItem, []
 		var err error
 		switch it.act {
 		case actStub, actErrStub:
-			sink(it, []byte(RedirectHTML(it.link)))
+			sink(it, []byte(RedirectHTML(it.link)), nil)
 		default:
 			if b, ok := c.Bytes(it.e.Blob); ok {
-				sink(it, b)
+				sink(it, b, ref.hold())
 			} else if stream != nil {
 				var r io.Reader
 				if r, err = stream.open(it.e.Blob); err == nil {
@@ -670,7 +712,7 @@ const smallBlob = 1 << 20
 
 // writeBlob writes a blob of an uncompressed cluster: small ones through
 // a pooled buffer and writeNew, large ones streamed.
-func (d *dumper) writeBlob(it *dumpItem, c *Cluster, sink func(*dumpItem, []byte)) error {
+func (d *dumper) writeBlob(it *dumpItem, c *Cluster, sink func(*dumpItem, []byte, *bufRef)) error {
 	size, err := c.BlobSize(it.e.Blob)
 	if err != nil {
 		return err
@@ -687,7 +729,7 @@ func (d *dumper) writeBlob(it *dumpItem, c *Cluster, sink func(*dumpItem, []byte
 	if _, err := io.ReadFull(r, b); err != nil {
 		return d.a.errf(it.e.Offset, "reading the data of %s: %v", d.a.PathOf(&it.e), noEOF(err))
 	}
-	sink(it, b)
+	sink(it, b, nil)
 	return nil
 }
 
