@@ -286,7 +286,7 @@ fresh_ext4() {
   rm -f /dev/shm/arcport-bench-ext4.img
   mkdir -p "$ZIM_EXT4"
   truncate -s 3G /dev/shm/arcport-bench-ext4.img
-  mkfs.ext4 -q -F -N 600000 /dev/shm/arcport-bench-ext4.img
+  mkfs.ext4 -q -F -N 600000 -E lazy_itable_init=0,lazy_journal_init=0 /dev/shm/arcport-bench-ext4.img
   mount -o loop /dev/shm/arcport-bench-ext4.img "$ZIM_EXT4"
 }
 drop_ext4() {

@@ -7,7 +7,7 @@ import (
 )
 
 // benchFile is the archive the benchmarks read: $ZIM_BENCH_FILE (for
-// instance one built by scripts/bench-zim.sh) or the wikibooks fixture.
+// instance out/bench/in/zim-100000.zim, built by scripts/bench.sh) or the wikibooks fixture.
 func benchFile() string {
 	if f := os.Getenv("ZIM_BENCH_FILE"); f != "" {
 		return f

@@ -63,7 +63,7 @@ func (e *env) infoJSON() int {
 	if h.HasMainPage() {
 		m, err := mainPath(a)
 		if err != nil {
-			return e.exception(err)
+			return e.fail(e.named(err, "main page"))
 		}
 		v.MainPage = &m
 	}
@@ -71,7 +71,7 @@ func (e *env) infoJSON() int {
 		p := a.PathOf(fav)
 		v.Favicon = &p
 	} else if !errors.Is(err, zim.ErrNotFound) {
-		return e.exception(err)
+		return e.fail(e.named(err, "favicon"))
 	}
 	return e.writeJSON(v)
 }
@@ -127,11 +127,11 @@ func (e *env) listJSON() int {
 	if p.has("idx") || p.has("url") {
 		ent, err := e.selectOne()
 		if err != nil {
-			return e.notFound()
+			return e.fail(e.named(err, "entry "+e.selector()))
 		}
 		v, err := e.entryJSON(ent)
 		if err != nil {
-			return e.exception(err)
+			return e.fail(e.named(err, "entry "+e.selector()))
 		}
 		return e.writeJSON(v)
 	}
@@ -139,7 +139,7 @@ func (e *env) listJSON() int {
 	if p.has("ns") {
 		var err error
 		if begin, end, err = e.a.FindByPrefix(p.opts["ns"]); err != nil {
-			return e.exception(err)
+			return e.fail(e.named(err, "namespace "+p.opts["ns"]))
 		}
 	}
 	enc := json.NewEncoder(e.out)
@@ -152,9 +152,20 @@ func (e *env) listJSON() int {
 		return enc.Encode(v)
 	})
 	if err != nil {
-		return e.exception(err)
+		return e.fail(e.named(err, "listing entries"))
 	}
 	return 0
+}
+
+// selector names the entry --idx or --url (with --ns) selects.
+func (e *env) selector() string {
+	if e.p.has("idx") {
+		return "--idx=" + e.p.opts["idx"]
+	}
+	if e.p.has("ns") {
+		return e.p.opts["ns"] + "/" + e.p.opts["url"]
+	}
+	return e.p.opts["url"]
 }
 
 func (e *env) writeJSON(v any) int {

@@ -57,6 +57,11 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		switch p.cmd {
 		case "check":
 			return e.checkOpenFailed(err)
+		case "info", "list":
+			if !p.has("json") {
+				break
+			}
+			fallthrough
 		case "meta", "warc":
 			if errors.Is(err, fs.ErrNotExist) {
 				err = fmt.Errorf("%s: no such file or directory", p.file)

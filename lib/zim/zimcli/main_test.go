@@ -90,8 +90,8 @@ func TestMainArguments(t *testing.T) {
 	}
 }
 
-// TestExtensionFailures: meta and warc, the arcport commands, fail as the
-// house rule says: exit 1, one line "zimdump: FILE: offset N: reason" on
+// TestExtensionFailures: meta, warc and --json, the arcport commands and
+// options, fail as the house rule says: exit 1, one line "zimdump: FILE: offset N: reason" on
 // stderr, naming the entry when one was being read; warc -o leaves no
 // file. openzim's commands keep openzim's "Exception: ..." and 255.
 func TestExtensionFailures(t *testing.T) {
@@ -124,6 +124,9 @@ func TestExtensionFailures(t *testing.T) {
 		{[]string{"meta", bad}, `zimdump: BAD: offset 41165: Cluster pointer table outside \(or not fully inside\) ZIM file\.`},
 		{[]string{"warc", "-o", "OUT", missing}, `zimdump: MISSING: no such file or directory`},
 		{[]string{"meta", "--json", missing}, `zimdump: MISSING: no such file or directory`},
+		{[]string{"info", "--json", bad}, `zimdump: BAD: offset 41165: Cluster pointer table outside \(or not fully inside\) ZIM file\.`},
+		{[]string{"list", "--json", missing}, `zimdump: MISSING: no such file or directory`},
+		{[]string{"list", "--json", "--url=nothere", badXZ}, `zimdump: BADXZ: entry nothere: entry not found`},
 		{[]string{"warc", "-o", "OUT", badXZ}, xzWant + ` \(entry C/a\.html\)`},
 		{[]string{"meta", badXZ}, xzWant + ` \(entry M/Title\)`},
 	}

@@ -181,7 +181,8 @@ func (e *env) warc() int {
 }
 
 // fail reports err on stderr as one line, "zimdump: reason", and returns
-// status 1 (the house rule for the arcport commands: check, meta, warc).
+// status 1 (the house rule for the arcport commands and options: check,
+// meta, warc, info --json, list --json).
 // Errors of the archive read "FILE: offset N: reason".
 func (e *env) fail(err error) int {
 	e.out.Flush()
