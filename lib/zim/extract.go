@@ -367,10 +367,7 @@ func (d *dumper) writeAll(plan []dumpItem) error {
 		default:
 			continue
 		}
-		g := uint32(0)
-		if it.e.Kind == KindItem {
-			g = it.e.Cluster
-		}
+		g := groupOf(it)
 		if _, ok := groups[g]; !ok {
 			keys = append(keys, g)
 		}
@@ -413,24 +410,57 @@ func (d *dumper) writeAll(plan []dumpItem) error {
 	for _, e := range d.writeErrs {
 		fail(e.order, e.err)
 	}
-	// the errors folder, in zimdump's order
+	// the errors folder: where two entries land on the same name there,
+	// zimdump leaves the later one's data, so those (rare) go one at a
+	// time in zimdump's order; the others a cluster at a time, each
+	// cluster decompressed once
 	later = append(later, d.failed...)
 	sort.Slice(later, func(i, j int) bool { return later[i].order < later[j].order })
 	d.toErrors = true
+	uses := map[string]int{}
 	for _, it := range later {
-		g := uint32(0)
-		if it.e.Kind == KindItem {
-			g = it.e.Cluster
+		uses[errorsName(it.rel)]++
+	}
+	toErrors := func(it *dumpItem, b []byte, ref *bufRef) {
+		if err := d.writeError(it, newBytesReader(b)); err != nil {
+			fail(it.order, err)
 		}
-		group(g, []*dumpItem{it}, func(it *dumpItem, b []byte, ref *bufRef) {
-			if err := d.writeError(it, newBytesReader(b)); err != nil {
-				fail(it.order, err)
-			}
-			ref.release()
-		})
+		ref.release()
+	}
+	byCluster := map[uint32][]*dumpItem{}
+	var clusters []uint32
+	var shared []*dumpItem
+	for _, it := range later {
+		if uses[errorsName(it.rel)] > 1 {
+			shared = append(shared, it)
+			continue
+		}
+		g := groupOf(it)
+		if _, ok := byCluster[g]; !ok {
+			clusters = append(clusters, g)
+		}
+		byCluster[g] = append(byCluster[g], it)
+	}
+	for _, g := range clusters {
+		group(g, byCluster[g], toErrors)
+	}
+	for _, it := range shared {
+		group(groupOf(it), []*dumpItem{it}, toErrors)
 	}
 	return firstErr
 }
+
+// groupOf is the cluster an item's data comes from (0 for a redirect
+// page: it needs no cluster).
+func groupOf(it *dumpItem) uint32 {
+	if it.e.Kind == KindItem {
+		return it.e.Cluster
+	}
+	return 0
+}
+
+// errorsName is the name of rel's file in the errors folder.
+func errorsName(rel string) string { return strings.ReplaceAll(rel, "/", "%2f") }
 
 // parallel runs writeAll's pipeline.
 func (d *dumper) parallel(keys []uint32, groups map[uint32][]*dumpItem, group func(uint32, []*dumpItem, func(*dumpItem, []byte, *bufRef))) {
@@ -764,8 +794,7 @@ func (d *dumper) writeReader(it *dumpItem, r io.Reader) error {
 func (d *dumper) writeError(it *dumpItem, r io.Reader) error {
 	base := d.dir + "/"
 	os.Mkdir(base+"_exceptions", 0o777)
-	url := strings.ReplaceAll(it.rel, "/", "%2f")
-	target := base + ErrorsDir + url
+	target := base + ErrorsDir + errorsName(it.rel)
 	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o644)
 	if err == nil {
 		_, err = io.Copy(f, r)

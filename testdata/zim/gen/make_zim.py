@@ -64,7 +64,12 @@ def edge(out, comp, safe=False):
             ("q?x=1&y=2.html", "Query", "text/html", html("query"), True),
             ("sp ace.css", "", "text/css", "body{color:red}", False),
             ("data.bin", "", "application/octet-stream", bytes(range(256)) * 40, False),
-        ]
+            # f is a file: what lies below it goes to the errors folder,
+            # where these two land on the same name, f%2fg%2fa.html
+            ("f", "f is a file", "text/plain", "f, a file", False),
+            ("f/g/a.html", "Below a file", "text/html", html("f/g/a"), True),
+            ("f/g%2fa.html", "Below a file, same errors name", "text/html", html("f/g%2fa"), True),
+        ] + [("f/n%d.html" % i, "Below f %d" % i, "text/html", html("n%d" % i), False) for i in range(40)]
         evil = ("../", "/abs", "a/../", "./")
         for p, t, m, b, f in items:
             if safe and p.startswith(evil):
