@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/arcport/arcport/lib/httpmsg"
@@ -784,21 +785,37 @@ func (b *block) finish() error {
 // offset c.
 type bound struct{ u, c int64 }
 
+// memberHead is how much of a member the joiner decompresses before it
+// hands any of it out. A member whose data fails within it (corrupt data, a
+// bad CRC) is dropped whole and reading resumes at the next member, so the
+// record it held is skipped cleanly rather than handed out damaged, and the
+// records after it are kept. A failure past the head of a longer member
+// still ends the input: part of that record was handed out already.
+const memberHead = 1 << 20
+
 // joiner concatenates the members of a compressed stream, remembering where
 // each begins.
 type joiner struct {
-	mr     *compio.MemberReader
-	rd     *Reader
-	plain  bool
-	n      int64
-	bounds []bound
-	active bool
-	done   bool
-	err    error
+	mr      *compio.MemberReader
+	rd      *Reader
+	plain   bool
+	n       int64
+	bounds  []bound
+	active  bool
+	done    bool
+	err     error
+	head    []byte // buffer for the head of a member
+	pending []byte // decoded head not handed out yet
 }
 
 func (j *joiner) Read(p []byte) (int, error) {
 	for {
+		if len(j.pending) > 0 {
+			n := copy(p, j.pending)
+			j.pending = j.pending[n:]
+			j.n += int64(n)
+			return n, nil
+		}
 		if j.done {
 			return 0, io.EOF
 		}
@@ -812,10 +829,38 @@ func (j *joiner) Read(p []byte) (int, error) {
 				return 0, io.EOF
 			}
 			if err != nil {
-				return 0, j.fail(err)
+				if err := j.fail(err, true); err != nil {
+					return 0, err
+				}
+				continue
+			}
+			j.active = true
+			if !j.plain {
+				n, err := j.readHead()
+				switch err {
+				case nil: // a longer member: its head now, the rest streamed
+				case io.EOF, io.ErrUnexpectedEOF: // the whole member
+					j.active = false
+				default:
+					if errors.Is(err, io.ErrUnexpectedEOF) {
+						// cut short by the end of the input: what was
+						// decoded goes out (a truncated record), then EOF
+						j.active = false
+						j.bounds = append(j.bounds, bound{j.n, start})
+						j.pending = j.head[:n]
+						j.err = j.fail(err, false)
+						continue
+					}
+					if err := j.fail(err, true); err != nil {
+						return 0, err
+					}
+					continue
+				}
+				j.bounds = append(j.bounds, bound{j.n, start})
+				j.pending = j.head[:n]
+				continue
 			}
 			j.bounds = append(j.bounds, bound{j.n, start})
-			j.active = true
 		}
 		n, err := j.mr.Read(p)
 		j.n += int64(n)
@@ -827,32 +872,101 @@ func (j *joiner) Read(p []byte) (int, error) {
 			continue
 		}
 		if err != nil {
+			j.active = false
+			ferr := j.fail(err, false)
 			if n > 0 {
 				// Hand out the bytes first; fail on the next call.
-				j.active = false
-				j.err = j.fail(err)
-				if j.err == io.EOF {
-					j.err, j.done = nil, true
-				}
+				j.err = ferr
 				return n, nil
 			}
-			return 0, j.fail(err)
+			if ferr != nil {
+				return 0, ferr
+			}
+			continue
 		}
 		return n, nil
 	}
 }
 
-// fail handles a decompression error: under record.Fail it is returned; else
-// it is reported and the rest of the input is dropped.
-func (j *joiner) fail(err error) error {
-	p := &record.Problem{File: j.rd.cfg.name, Offset: j.mr.MemberStart(),
-		Msg: fmt.Sprintf("unreadable compressed data, rest of the file skipped: %v", err), Skipped: true}
+// readHead reads up to memberHead bytes of the current member into
+// j.head, which grows as needed. Like io.ReadFull it returns nil when the
+// buffer filled, io.EOF or io.ErrUnexpectedEOF at the end of the member.
+func (j *joiner) readHead() (int, error) {
+	if j.head == nil {
+		j.head = make([]byte, 64<<10)
+	}
+	n := 0
+	for {
+		if n == len(j.head) {
+			if n >= memberHead {
+				return n, nil
+			}
+			j.head = append(j.head, make([]byte, min(n, memberHead-n))...)
+		}
+		m, err := j.mr.Read(j.head[n:])
+		n += m
+		if err == io.EOF {
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return n, io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// fail handles a decompression error. Under record.Fail it is returned.
+// Else it is reported and, when nothing of the member was handed out
+// (whole) and the data is corrupt rather than cut short, reading resumes
+// at the next member; otherwise the rest of the input is dropped. A nil
+// return means: go on reading (Read returns io.EOF once done is set).
+func (j *joiner) fail(err error, whole bool) error {
+	off := j.mr.MemberStart()
+	why := compressedErr(err)
+	if whole && !j.plain && j.rd.cfg.policy != record.Fail && !errors.Is(err, io.ErrUnexpectedEOF) {
+		to, _, rerr := j.mr.Resync()
+		if rerr == nil || rerr == io.EOF {
+			where := fmt.Sprintf("the next member at offset %d", to)
+			if rerr == io.EOF {
+				where, j.done = "the end of the file", true
+			}
+			p := &record.Problem{File: j.rd.cfg.name, Offset: off,
+				Msg: fmt.Sprintf("unreadable compressed data (%s): %d bytes skipped up to %s", why, to-off, where), Skipped: true}
+			if perr := j.rd.report(p); perr != nil {
+				j.err = perr
+				return perr
+			}
+			return nil
+		}
+		why = compressedErr(rerr)
+	}
+	msg := fmt.Sprintf("unreadable compressed data, rest of the file skipped: %s", why)
+	if j.rd.cfg.policy == record.Fail {
+		msg = fmt.Sprintf("unreadable compressed data (%s)", why)
+	}
+	p := &record.Problem{File: j.rd.cfg.name, Offset: off, Msg: msg, Skipped: true}
 	if perr := j.rd.report(p); perr != nil {
 		j.err = perr
 		return perr
 	}
 	j.done = true
-	return io.EOF
+	return nil
+}
+
+// compressedErr is the text of a decompression error without compio's
+// "offset N: " prefix (problems carry the offset) or a repeated "gzip: ".
+func compressedErr(err error) string {
+	s := err.Error()
+	if rest, ok := strings.CutPrefix(s, "offset "); ok {
+		if i := strings.Index(rest, ": "); i > 0 {
+			if _, perr := strconv.ParseInt(rest[:i], 10, 64); perr == nil {
+				s = rest[i+2:]
+			}
+		}
+	}
+	return strings.Replace(s, "gzip: gzip: ", "gzip: ", 1)
 }
 
 // offsetFor maps uncompressed offset u to the compressed offset of the

@@ -70,6 +70,15 @@ func TestRepairs(t *testing.T) {
 	full := gz(t, v1Filedesc(len(v1Lines))+"\n", recA(len(bodyA))+"\n")
 	truncGz := full[:len(full)-20]
 	truncBody := strings.TrimPrefix(string(stdGunzipPartial(truncGz[fdLen:])), recA(len(bodyA))[:strings.Index(recA(len(bodyA)), "\n")+1])
+	// Three records, the middle member damaged: its CRC (badCRC), or its
+	// deflate data (badData: a stored block whose length check fails).
+	three := gz(t, v1Filedesc(len(v1Lines))+"\n", recA(len(bodyA))+"\n", recB(len(bodyB))+"\n")
+	aLen := len(gz(t, recA(len(bodyA))+"\n"))
+	badCRC := append([]byte(nil), three...)
+	badCRC[fdLen+aLen-8] ^= 0xff // CRC32 of member A
+	badData := append([]byte(nil), three[:fdLen+10]...)
+	badData = append(badData, 0x01, 0x05, 0x00, 0x05, 0x00) // final stored block, LEN 5, NLEN not ~LEN
+	badData = append(badData, three[fdLen+aLen:]...)
 	tests := []struct {
 		name     string
 		data     []byte
@@ -261,13 +270,32 @@ func TestRepairs(t *testing.T) {
 				len(gz(t, v1Filedesc(len(v1Lines))+"\n", recA(len(bodyA))+"\n")))},
 		},
 		{
-			name: "gzip, truncated",
-			data: truncGz,
-			want: []rec{fdRec, {aRec.typ, aRec.uri, aRec.ctype, truncBody}},
+			name:   "gzip, truncated",
+			data:   truncGz,
+			want:   []rec{fdRec, {aRec.typ, aRec.uri, aRec.ctype, truncBody}},
+			strict: fmt.Sprintf("x: record at offset %d: unreadable compressed data (gzip member truncated: unexpected EOF)", fdLen),
 			problems: []string{
-				fmt.Sprintf("S x: record at offset %d: unreadable compressed data, rest of the file skipped: offset %d: gzip member truncated: unexpected EOF", fdLen, fdLen),
+				fmt.Sprintf("S x: record at offset %d: unreadable compressed data, rest of the file skipped: gzip member truncated: unexpected EOF", fdLen),
 				fmt.Sprintf("R x: record at offset %d: block cut short by the end of the file: %d of %d bytes", fdLen, len(truncBody), len(bodyA)),
 			},
+		},
+		{
+			name: "gzip, bad CRC in a member: that record skipped, the next kept",
+			data: badCRC,
+			want: []rec{fdRec, bRec},
+			problems: []string{
+				fmt.Sprintf("S x: record at offset %d: unreadable compressed data (gzip: invalid checksum): %d bytes skipped up to the next member at offset %d", fdLen, aLen, fdLen+aLen),
+			},
+			strict: fmt.Sprintf("x: record at offset %d: unreadable compressed data (gzip: invalid checksum)", fdLen),
+		},
+		{
+			name: "gzip, corrupt deflate data in a member: that record skipped, the next kept",
+			data: badData,
+			want: []rec{fdRec, bRec},
+			problems: []string{
+				fmt.Sprintf("S x: record at offset %d: unreadable compressed data (gzip: flate: corrupt input before offset 5): 15 bytes skipped up to the next member at offset %d", fdLen, fdLen+15),
+			},
+			strict: fmt.Sprintf("x: record at offset %d: unreadable compressed data (gzip: flate: corrupt input before offset 5)", fdLen),
 		},
 		{
 			name: "empty input",

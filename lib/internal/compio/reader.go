@@ -260,6 +260,61 @@ func (m *MemberReader) ReadByte() (byte, error) {
 	}
 }
 
+// Resync abandons the current member after an error and moves forward to
+// the next place where a member can start: a gzip header (1f 8b 08 with no
+// reserved flag bit set) or a zstd frame (or skippable frame) magic. Next
+// then opens the member there. It returns the offset reached and how many
+// compressed bytes were skipped; io.EOF when no member start is left (the
+// rest of the input was skipped). A plain stream has nothing to resync to.
+// A candidate can be a false one inside corrupt data: its Next or Read then
+// fails, and Resync goes on from there.
+func (m *MemberReader) Resync() (offset, skipped int64, err error) {
+	m.active = false
+	if m.format == Plain {
+		m.eof = true
+		return m.Offset(), 0, io.EOF
+	}
+	for {
+		b, perr := m.br.Peek(4)
+		if len(b) < 4 {
+			if perr != nil && perr != io.EOF {
+				return m.Offset(), skipped, perr
+			}
+			n, _ := m.br.Discard(len(b))
+			skipped += int64(n)
+			m.eof = true
+			return m.Offset(), skipped, io.EOF
+		}
+		if m.memberStart(b) {
+			return m.Offset(), skipped, nil
+		}
+		// look for a candidate in what is buffered (at least 4 bytes)
+		buf, _ := m.br.Peek(m.br.Buffered())
+		k := len(buf) - 3 // bytes surely not starting a member
+		for i := 1; i+4 <= len(buf); i++ {
+			if (buf[i] == 0x1f || buf[i] == 0x28 || buf[i]&0xF0 == 0x50) && m.memberStart(buf[i:]) {
+				k = i
+				break
+			}
+		}
+		n, _ := m.br.Discard(k)
+		skipped += int64(n)
+	}
+}
+
+// memberStart reports whether b (at least 4 bytes) starts a member of the
+// stream's format.
+func (m *MemberReader) memberStart(b []byte) bool {
+	switch m.format {
+	case Gzip:
+		return b[0] == 0x1f && b[1] == 0x8b && b[2] == 8 && b[3]&0xE0 == 0
+	case Zstd:
+		magic := binary.LittleEndian.Uint32(b)
+		return magic == zstdMagic || magic&skippableMask == skippableMagic
+	}
+	return false
+}
+
 // skipZeroPadding skips NUL bytes between members (tape-block padding).
 func (m *MemberReader) skipZeroPadding() error {
 	for {

@@ -212,3 +212,68 @@ func FuzzMemberReader(f *testing.F) {
 		}
 	})
 }
+
+// TestResync: after a member with a bad CRC, garbage, and a member with
+// corrupt deflate data, Resync lands on the start of each following member,
+// and every intact member is read whole; at the end it reports io.EOF.
+func TestResync(t *testing.T) {
+	gzMember := func(s string) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(s))
+		zw.Close()
+		return b.Bytes()
+	}
+	for _, zstdFormat := range []bool{false, true} {
+		var in []byte
+		var starts []int64
+		add := func(b []byte) {
+			starts = append(starts, int64(len(in)))
+			in = append(in, b...)
+		}
+		m1, m2, m3 := gzMember("first member"), gzMember("second member"), gzMember("third member")
+		if zstdFormat {
+			enc, _ := zstd.NewWriter(nil)
+			m1 = enc.EncodeAll([]byte("first member"), nil)
+			m2 = enc.EncodeAll([]byte("second member"), nil)
+			m3 = enc.EncodeAll([]byte("third member"), nil)
+		}
+		add(m1)
+		bad := append([]byte(nil), m2...)
+		bad[len(bad)-6] ^= 0xff // gzip: CRC; zstd: the content checksum
+		add(bad)
+		in = append(in, "garbage \x1f\x8b between"...)
+		add(m3)
+		m, err := NewMemberReader(bytes.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			off, err := m.Next()
+			if err == io.EOF {
+				break
+			}
+			if err == nil {
+				var b []byte
+				if b, err = io.ReadAll(m); err == nil {
+					got = append(got, string(b))
+					continue
+				}
+			}
+			if off != starts[1] {
+				t.Errorf("zstd=%v: error in the member at %d, want %d: %v", zstdFormat, off, starts[1], err)
+			}
+			to, _, rerr := m.Resync()
+			if rerr != nil || to != starts[2] {
+				t.Errorf("zstd=%v: Resync to %d (%v), want %d", zstdFormat, to, rerr, starts[2])
+			}
+		}
+		if want := []string{"first member", "third member"}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+			t.Errorf("zstd=%v: members %q, want %q", zstdFormat, got, want)
+		}
+		if _, _, err := m.Resync(); err != io.EOF {
+			t.Errorf("zstd=%v: Resync at the end: %v, want io.EOF", zstdFormat, err)
+		}
+	}
+}
