@@ -956,7 +956,7 @@ func (j *joiner) fail(err error, whole bool) error {
 }
 
 // compressedErr is the text of a decompression error without compio's
-// "offset N: " prefix (problems carry the offset) or a repeated "gzip: ".
+// "offset N: " prefix (problems carry the offset).
 func compressedErr(err error) string {
 	s := err.Error()
 	if rest, ok := strings.CutPrefix(s, "offset "); ok {
@@ -966,7 +966,7 @@ func compressedErr(err error) string {
 			}
 		}
 	}
-	return strings.Replace(s, "gzip: gzip: ", "gzip: ", 1)
+	return s
 }
 
 // offsetFor maps uncompressed offset u to the compressed offset of the

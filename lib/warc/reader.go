@@ -79,6 +79,7 @@ type Reader struct {
 
 	hbuf    []byte
 	scratch []byte
+	head    headReader
 }
 
 // NewReader returns a Reader for r, sniffing the compression. It fails only
@@ -283,33 +284,138 @@ func (r *Reader) readRecord() (*record.Record, error) {
 
 // openNext opens the next member. It returns false at the end of the input,
 // including after trailing garbage or a truncated member reported under Warn.
+// Under Warn and Ignore, a member whose first memberHead bytes cannot be
+// decoded (corrupt data, a bad checksum, a bad header), or garbage between
+// members, is skipped: reading resumes at the next member.
 func (r *Reader) openNext() (bool, error) {
-	if r.inputDone {
-		return false, nil
-	}
-	off, err := r.mr.Next()
-	if err != nil {
-		r.inputDone = true
-		r.memberOpen = false
-		if err == io.EOF {
+	for {
+		if r.inputDone {
 			return false, nil
 		}
-		if errors.Is(err, compio.ErrTrailingGarbage) {
-			return false, r.problem(off, false, true, "data after the last %s member is not %s: ignored", r.mr.Format(), r.mr.Format())
+		off, err := r.mr.Next()
+		if err == nil && r.compressed {
+			err = r.head.fill(r.mr)
 		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return false, r.problem(off, false, true, "%s", stripOffset(err.Error()))
+		if err != nil {
+			r.memberOpen = false
+			if again, perr := r.openError(off, err); again || perr != nil {
+				if perr != nil {
+					r.inputDone = true
+					return false, perr
+				}
+				continue
+			}
+			r.inputDone = true
+			return false, nil
+		}
+		r.memberOpen = true
+		if r.compressed {
+			r.br.Reset(&r.head)
+		} else {
+			r.br.Reset(r.mr)
+		}
+		r.memberRecords = 0
+		r.multiReported = false
+		if r.compressed {
+			r.pos = 0
+		}
+		return true, nil
+	}
+}
+
+// openError handles an error opening the member at off: again is true
+// when reading resumes at a later member.
+func (r *Reader) openError(off int64, err error) (again bool, perr error) {
+	if err == io.EOF {
+		return false, nil
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return false, r.problem(off, false, true, "%s", stripOffset(err.Error()))
+	}
+	garbage := errors.Is(err, compio.ErrTrailingGarbage)
+	if r.policy == record.Fail {
+		if garbage {
+			return false, r.problem(off, false, true, "data after the last %s member is not %s: ignored", r.mr.Format(), r.mr.Format())
 		}
 		return false, r.fatal(off, err)
 	}
-	r.memberOpen = true
-	r.br.Reset(r.mr)
-	r.memberRecords = 0
-	r.multiReported = false
-	if r.compressed {
-		r.pos = 0
+	to, _, rerr := r.mr.Resync()
+	switch {
+	case rerr != nil && rerr != io.EOF:
+		return false, r.fatal(to, rerr)
+	case garbage && rerr == io.EOF:
+		return false, r.problem(off, false, true, "data after the last %s member is not %s: ignored", r.mr.Format(), r.mr.Format())
+	case garbage:
+		return true, r.problem(off, false, true, "%d bytes that are not %s skipped up to the next member", to-off, r.mr.Format())
+	case rerr == io.EOF:
+		return false, r.problem(off, false, true, "unreadable compressed data (%s): skipped up to the end of the file", stripOffset(err.Error()))
 	}
-	return true, nil
+	return true, r.problem(off, false, true, "unreadable compressed data (%s): %d bytes skipped up to the next member", stripOffset(err.Error()), to-off)
+}
+
+// memberHead is how much of a member is decoded before any of it is read:
+// a member that fails within it is skipped whole (see openNext); a failure
+// past it ends the input, as part of a record was handed out already.
+const memberHead = 1 << 20
+
+// headReader holds the decoded head of the current member and reads it,
+// then the rest of the member.
+type headReader struct {
+	buf  []byte
+	p    []byte    // unread part of the head
+	rest io.Reader // the member, when longer than the head
+	err  error     // error after the head (a truncated member)
+}
+
+// fill decodes the head of the member mr has just opened. A member cut
+// short by the end of the input is not an error here: its data is read,
+// then the error.
+func (h *headReader) fill(mr *compio.MemberReader) error {
+	if h.buf == nil {
+		h.buf = make([]byte, 64<<10)
+	}
+	h.rest, h.err = nil, nil
+	n := 0
+	for {
+		if n == len(h.buf) {
+			if n >= memberHead {
+				h.rest = mr
+				break
+			}
+			h.buf = append(h.buf, make([]byte, min(n, memberHead-n))...)
+		}
+		m, err := mr.Read(h.buf[n:])
+		n += m
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if !errors.Is(err, io.ErrUnexpectedEOF) {
+				return err
+			}
+			h.err = err
+			break
+		}
+	}
+	h.p = h.buf[:n]
+	return nil
+}
+
+func (h *headReader) Read(p []byte) (int, error) {
+	if len(h.p) > 0 {
+		n := copy(p, h.p)
+		h.p = h.p[n:]
+		return n, nil
+	}
+	if h.err != nil { // once, then io.EOF, as the member reader does
+		err := h.err
+		h.err, h.rest = nil, nil
+		return 0, err
+	}
+	if h.rest == nil {
+		return 0, io.EOF
+	}
+	return h.rest.Read(p)
 }
 
 // skipNewlines skips CR and LF bytes; at the end of the member it sets

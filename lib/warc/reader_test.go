@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/arcport/arcport/lib/httpmsg"
+	"github.com/arcport/arcport/lib/internal/compio"
 	"github.com/arcport/arcport/lib/internal/peertest"
 	"github.com/arcport/arcport/lib/record"
 )
@@ -395,6 +396,25 @@ func TestBadInputs(t *testing.T) {
 	insert := func(at int, s string) []byte {
 		return append(append(append([]byte{}, orig[:at]...), s...), orig[at:]...)
 	}
+	// member starts of example.warc.gz; a copy with member 2's CRC
+	// damaged, and one with junk before member 3
+	var ms []int
+	if mr, err := compio.NewMemberReader(bytes.NewReader(gz)); err == nil {
+		for {
+			off, err := mr.Next()
+			if err != nil {
+				break
+			}
+			io.Copy(io.Discard, mr)
+			ms = append(ms, int(off))
+		}
+	}
+	if len(ms) != 6 {
+		t.Fatalf("example.warc.gz: %d members, want 6", len(ms))
+	}
+	badCRC := append([]byte{}, gz...)
+	badCRC[ms[3]-8] ^= 0xff
+	junk := append(append(append([]byte{}, gz[:ms[3]]...), "junk"...), gz[ms[3]:]...)
 	tests := []struct {
 		name    string
 		in      []byte
@@ -438,6 +458,12 @@ func TestBadInputs(t *testing.T) {
 		{"gzip trailing garbage", append(append([]byte{}, gz...), "trailing junk"...), 6,
 			[]string{"x.warc: record at offset 3816: data after the last gzip member is not gzip: ignored"},
 			"x.warc: record at offset 3816: data after the last gzip member is not gzip: ignored"},
+		{"gzip bad CRC in a member", badCRC, 5,
+			[]string{fmt.Sprintf("x.warc: record at offset %d: unreadable compressed data (gzip: invalid checksum): %d bytes skipped up to the next member", ms[2], ms[3]-ms[2])},
+			fmt.Sprintf("x.warc: record at offset %d: gzip: invalid checksum", ms[2])},
+		{"gzip junk between members", junk, 6,
+			[]string{fmt.Sprintf("x.warc: record at offset %d: 4 bytes that are not gzip skipped up to the next member", ms[3])},
+			fmt.Sprintf("x.warc: record at offset %d: data after the last gzip member is not gzip: ignored", ms[3])},
 		{"gzip whole file", readFixture(t, "example-bad-non-chunked.warc.gz"), 6,
 			[]string{"x.warc: record at offset 0: gzip member holds more than one record: records after the first cannot be addressed by offset"},
 			"x.warc: record at offset 0: gzip member holds more than one record: records after the first cannot be addressed by offset"},

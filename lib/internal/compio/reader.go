@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -240,6 +241,9 @@ func (m *MemberReader) Read(p []byte) (int, error) {
 		}
 		if m.format == Zstd && m.zf.err != nil {
 			return n, m.zf.err
+		}
+		if strings.HasPrefix(err.Error(), m.format.String()+": ") {
+			return n, fmt.Errorf("offset %d: %w", m.start, err)
 		}
 		return n, fmt.Errorf("offset %d: %s: %w", m.start, m.format, err)
 	}
