@@ -835,7 +835,7 @@ func (j *joiner) Read(p []byte) (int, error) {
 				continue
 			}
 			j.active = true
-			if !j.plain {
+			if !j.plain && j.rd.cfg.policy != record.Fail { // Fail: nothing to resync
 				n, err := j.readHead()
 				switch err {
 				case nil: // a longer member: its head now, the rest streamed

@@ -293,7 +293,8 @@ func (r *Reader) openNext() (bool, error) {
 			return false, nil
 		}
 		off, err := r.mr.Next()
-		if err == nil && r.compressed {
+		useHead := r.compressed && r.policy != record.Fail // Fail: nothing to resync
+		if err == nil && useHead {
 			err = r.head.fill(r.mr)
 		}
 		if err != nil {
@@ -309,7 +310,7 @@ func (r *Reader) openNext() (bool, error) {
 			return false, nil
 		}
 		r.memberOpen = true
-		if r.compressed {
+		if useHead {
 			r.br.Reset(&r.head)
 		} else {
 			r.br.Reset(r.mr)
