@@ -836,28 +836,23 @@ func (j *joiner) Read(p []byte) (int, error) {
 			}
 			j.active = true
 			if !j.plain && j.rd.cfg.policy != record.Fail { // Fail: nothing to resync
-				n, err := j.readHead()
-				switch err {
-				case nil: // a longer member: its head now, the rest streamed
-				case io.EOF, io.ErrUnexpectedEOF: // the whole member
-					j.active = false
-				default:
-					if errors.Is(err, io.ErrUnexpectedEOF) {
-						// cut short by the end of the input: what was
-						// decoded goes out (a truncated record), then EOF
-						j.active = false
-						j.bounds = append(j.bounds, bound{j.n, start})
-						j.pending = j.head[:n]
-						j.err = j.fail(err, false)
+				head, whole, err := j.mr.ReadHead(j.head, memberHead)
+				j.head = head
+				if err != nil {
+					if !errors.Is(err, io.ErrUnexpectedEOF) {
+						if err := j.fail(err, true); err != nil {
+							return 0, err
+						}
 						continue
 					}
-					if err := j.fail(err, true); err != nil {
-						return 0, err
-					}
-					continue
+					// cut short by the end of the input: what was
+					// decoded goes out (a truncated record), then EOF
+					j.err = j.fail(err, false)
+					whole = true
 				}
+				j.active = !whole // else the rest is streamed
 				j.bounds = append(j.bounds, bound{j.n, start})
-				j.pending = j.head[:n]
+				j.pending = head
 				continue
 			}
 			j.bounds = append(j.bounds, bound{j.n, start})
@@ -885,35 +880,6 @@ func (j *joiner) Read(p []byte) (int, error) {
 			continue
 		}
 		return n, nil
-	}
-}
-
-// readHead reads up to memberHead bytes of the current member into
-// j.head, which grows as needed. Like io.ReadFull it returns nil when the
-// buffer filled, io.EOF or io.ErrUnexpectedEOF at the end of the member.
-func (j *joiner) readHead() (int, error) {
-	if j.head == nil {
-		j.head = make([]byte, 64<<10)
-	}
-	n := 0
-	for {
-		if n == len(j.head) {
-			if n >= memberHead {
-				return n, nil
-			}
-			j.head = append(j.head, make([]byte, min(n, memberHead-n))...)
-		}
-		m, err := j.mr.Read(j.head[n:])
-		n += m
-		if err == io.EOF {
-			if n == 0 {
-				return 0, io.EOF
-			}
-			return n, io.ErrUnexpectedEOF
-		}
-		if err != nil {
-			return n, err
-		}
 	}
 }
 

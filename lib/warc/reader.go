@@ -372,33 +372,16 @@ type headReader struct {
 // short by the end of the input is not an error here: its data is read,
 // then the error.
 func (h *headReader) fill(mr *compio.MemberReader) error {
-	if h.buf == nil {
-		h.buf = make([]byte, 64<<10)
+	head, whole, err := mr.ReadHead(h.buf, memberHead)
+	h.buf, h.p, h.rest, h.err = head, head, nil, nil
+	switch {
+	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
+		return err
+	case err != nil:
+		h.err = err
+	case !whole:
+		h.rest = mr
 	}
-	h.rest, h.err = nil, nil
-	n := 0
-	for {
-		if n == len(h.buf) {
-			if n >= memberHead {
-				h.rest = mr
-				break
-			}
-			h.buf = append(h.buf, make([]byte, min(n, memberHead-n))...)
-		}
-		m, err := mr.Read(h.buf[n:])
-		n += m
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if !errors.Is(err, io.ErrUnexpectedEOF) {
-				return err
-			}
-			h.err = err
-			break
-		}
-	}
-	h.p = h.buf[:n]
 	return nil
 }
 

@@ -264,6 +264,37 @@ func (m *MemberReader) ReadByte() (byte, error) {
 	}
 }
 
+// ReadHead reads the current member into buf[:0], growing it as needed
+// up to max bytes: all of the member when it is not longer (whole is
+// true), else its first max bytes, the rest left to Read. On an error it
+// returns what it read and the error. A reader that decodes a member's
+// head before handing any of it out can drop a member that fails there
+// whole (see Resync).
+func (m *MemberReader) ReadHead(buf []byte, max int) (head []byte, whole bool, err error) {
+	buf = buf[:cap(buf)]
+	if len(buf) == 0 {
+		buf = make([]byte, min(max, 64<<10))
+	}
+	n := 0
+	for {
+		if n >= max {
+			return buf[:n], false, nil
+		}
+		if n == len(buf) {
+			buf = append(buf, make([]byte, min(n, max-n))...)
+			buf = buf[:cap(buf)]
+		}
+		k, err := m.Read(buf[n:min(len(buf), max)])
+		n += k
+		if err == io.EOF {
+			return buf[:n], true, nil
+		}
+		if err != nil {
+			return buf[:n], false, err
+		}
+	}
+}
+
 // Resync abandons the current member after an error and moves forward to
 // the next place where a member can start: a gzip header (1f 8b 08 with no
 // reserved flag bit set) or a zstd frame (or skippable frame) magic. Next

@@ -277,3 +277,44 @@ func TestResync(t *testing.T) {
 		}
 	}
 }
+
+// TestReadHead: a member shorter than, as long as and longer than the
+// limit (the rest still readable), with buffers grown from nothing or
+// reused; and a member whose data fails inside the head.
+func TestReadHead(t *testing.T) {
+	gzOf := func(s string) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(s))
+		zw.Close()
+		return b.Bytes()
+	}
+	body := bytes.Repeat([]byte("0123456789"), 20000) // 200000 bytes
+	var buf []byte
+	for _, max := range []int{1, 7, 100000, 199999, 200000, 200001, 1 << 20} {
+		m, err := NewMemberReader(bytes.NewReader(gzOf(string(body))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Next(); err != nil {
+			t.Fatal(err)
+		}
+		head, whole, err := m.ReadHead(buf, max)
+		buf = head
+		want := min(max, len(body))
+		if err != nil || len(head) != want || whole != (max >= len(body)) || !bytes.Equal(head, body[:want]) {
+			t.Fatalf("max %d: %d bytes, whole %v, %v", max, len(head), whole, err)
+		}
+		rest, err := io.ReadAll(m)
+		if err != nil || !bytes.Equal(append(append([]byte{}, head...), rest...), body) {
+			t.Errorf("max %d: rest %d bytes, %v", max, len(rest), err)
+		}
+	}
+	bad := gzOf(string(body))
+	bad[len(bad)-6] ^= 0xff // CRC
+	m, _ := NewMemberReader(bytes.NewReader(bad))
+	m.Next()
+	if head, whole, err := m.ReadHead(nil, 1<<20); err == nil || whole || len(head) != len(body) {
+		t.Errorf("bad CRC: %d bytes, whole %v, err %v", len(head), whole, err)
+	}
+}
