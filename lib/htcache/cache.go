@@ -3,6 +3,7 @@ package htcache
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"os"
@@ -42,6 +43,15 @@ type Cache struct {
 	// ModTime is the cache file's modification time (the end of the
 	// crawl), used as fetch time when the logs give none.
 	ModTime time.Time
+	// OldPath is hts-cache/old.zip when it was read beside new.zip: an
+	// update that did not finish leaves both, new.zip holding what it
+	// fetched again and old.zip the previous crawl. Entries then goes on,
+	// after the entries of new.zip, with those of old.zip whose URL
+	// new.zip lacks (Entry.Old), dated OldModTime. Empty otherwise.
+	OldPath string
+	// OldModTime is the modification time of old.zip (the end of the
+	// previous crawl).
+	OldModTime time.Time
 
 	cfg  config
 	f    *os.File
@@ -49,6 +59,9 @@ type Cache struct {
 	size int64
 	root *os.Root
 	last *ZipReader
+
+	oldF    *os.File
+	oldSize int64
 }
 
 // ErrNoCache is returned by Open for a directory with no HTTrack cache.
@@ -83,6 +96,12 @@ func Open(p string, opts ...Option) (*Cache, error) {
 		}
 		if file == "" {
 			return nil, fmt.Errorf("%s: %w", p, ErrNoCache)
+		}
+		if filepath.Base(file) == "new.zip" {
+			old := filepath.Join(dir, "old.zip")
+			if fi, err := os.Stat(old); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+				c.OldPath = old
+			}
 		}
 	}
 	c.Path = file
@@ -122,8 +141,37 @@ func Open(p string, opts ...Option) (*Cache, error) {
 		}
 		comment = z.Summary().Comment
 	}
+	if c.OldPath != "" {
+		if err := c.openOld(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	c.Log = ReadCrawlLog(c.Root, comment, cfg.loc)
 	return c, nil
+}
+
+// openOld opens old.zip; one that is not a cache zip at all is reported
+// and left out.
+func (c *Cache) openOld() error {
+	f, err := os.Open(c.OldPath)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		_, err = NewZipReader(f, fi.Size(), c.OldPath, c.cfg.opts()...)
+	}
+	if err != nil {
+		f.Close()
+		if perr := c.cfg.problem(c.OldPath, 0, false, true, fmt.Sprintf("left out: %v", err)); perr != nil {
+			return perr
+		}
+		c.OldPath = ""
+		return nil
+	}
+	c.oldF, c.oldSize, c.OldModTime = f, fi.Size(), fi.ModTime()
+	return nil
 }
 
 func isDir(p string) bool {
@@ -139,6 +187,9 @@ func (c *Cache) Close() error {
 	}
 	if c.dat != nil {
 		c.dat.Close()
+	}
+	if c.oldF != nil {
+		c.oldF.Close()
 	}
 	if c.root != nil {
 		c.root.Close()
@@ -156,7 +207,47 @@ func (c *Cache) Entries() (EntryReader, error) {
 		return nil, err
 	}
 	c.last = z
-	return z, nil
+	if c.oldF == nil {
+		return z, nil
+	}
+	return &withOld{c: c, cur: z, seen: map[uint64]struct{}{}, seed: maphash.MakeSeed()}, nil
+}
+
+// withOld reads the entries of new.zip, then those of old.zip whose URL
+// new.zip lacks.
+type withOld struct {
+	c    *Cache
+	cur  EntryReader
+	old  bool
+	seen map[uint64]struct{} // hashes of the names in new.zip
+	seed maphash.Seed
+}
+
+func (w *withOld) Next() (*Entry, error) {
+	for {
+		e, err := w.cur.Next()
+		if err == io.EOF && !w.old {
+			z, zerr := NewZipReader(w.c.oldF, w.c.oldSize, w.c.OldPath, w.c.cfg.opts()...)
+			if zerr != nil {
+				return nil, zerr
+			}
+			w.cur, w.old = z, true
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		h := maphash.String(w.seed, e.Name)
+		if !w.old {
+			w.seen[h] = struct{}{}
+			return e, nil
+		}
+		if _, dup := w.seen[h]; dup {
+			continue
+		}
+		e.Old = true
+		return e, nil
+	}
 }
 
 // ScanSummary returns the summary of the last zip scan started with Entries
@@ -279,8 +370,12 @@ func (c *Cache) Body(e *Entry) (io.ReadCloser, int64, error) {
 
 // FetchTime returns when e was fetched: the new.txt time (on the crawl day)
 // when listed, else the crawl start from the logs, else the cache file's
-// modification time. exact reports the first case.
+// modification time; for an entry of old.zip, the modification time of
+// old.zip. exact reports the first case.
 func (c *Cache) FetchTime(e *Entry) (t time.Time, exact bool) {
+	if e.Old {
+		return c.OldModTime, false
+	}
 	if t, ok := c.Log.Fetched(e.Name); ok {
 		return t, true
 	}

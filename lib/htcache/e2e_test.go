@@ -318,3 +318,108 @@ func cacheBodies(t *testing.T, dir string) map[string][]byte {
 		out[fmt.Sprintf("%s %d", e.URI(), e.Meta.StatusCode)] = b
 	}
 }
+
+// TestHTTrackInterruptedUpdate: a real httrack crawl, then a real `httrack
+// --update` killed while the server holds back most pages. HTTrack leaves
+// new.zip (what the update fetched, no central directory) beside old.zip
+// (the first crawl): Entries gives every URL of the site once, the ones
+// the update did not reach from old.zip, dated by old.zip.
+func TestHTTrackInterruptedUpdate(t *testing.T) {
+	needHTTrack(t)
+	const pages = 12
+	var hold sync.Map // set: pages >= 5 wait for release
+	release := make(chan struct{})
+	held := make(chan struct{}, 64)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body string
+		switch {
+		case r.URL.Path == "/":
+			for i := 0; i < pages; i++ {
+				body += fmt.Sprintf(`<a href="p%d.html">p%d</a> `, i, i)
+			}
+		case strings.HasPrefix(r.URL.Path, "/p"):
+			var i int
+			if _, err := fmt.Sscanf(r.URL.Path, "/p%d.html", &i); err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			if _, on := hold.Load("on"); on && i >= 5 {
+				held <- struct{}{}
+				<-release
+				return
+			}
+			body = fmt.Sprintf("<p>page %d</p>", i)
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Last-Modified", siteModified.Format(http.TimeFormat))
+		io.WriteString(w, "<html><body>"+body+"</body></html>")
+	}))
+	defer srv.Close()
+	defer close(release)
+	dir := t.TempDir()
+	runHTTrack(t, dir, srv.URL+"/", "-O", dir, "-q", "-%v0", "-c4", "-%!", "-s0")
+
+	hold.Store("on", true)
+	cmd := exec.Command("httrack", srv.URL+"/", "-O", dir, "-q", "-%v0", "-c4", "-%!", "-s0", "--update")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-held:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("the update never reached a held page")
+	}
+	time.Sleep(time.Second) // let httrack write what it has
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.OldPath == "" {
+		ents, _ := os.ReadDir(filepath.Join(dir, "hts-cache"))
+		t.Fatalf("no old.zip read beside %s (hts-cache: %v)", c.Path, ents)
+	}
+	er, err := c.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	fromOld := 0
+	for {
+		e, err := er.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[e.URI()]++
+		if e.Old {
+			fromOld++
+			if ft, exact := c.FetchTime(e); exact || !ft.Equal(c.OldModTime) {
+				t.Errorf("%s (old.zip): fetch time %v exact %v, want old.zip's %v", e.URI(), ft, exact, c.OldModTime)
+			}
+		}
+	}
+	for i := -1; i < pages; i++ {
+		u := srv.URL + "/"
+		if i >= 0 {
+			u += fmt.Sprintf("p%d.html", i)
+		}
+		if seen[u] != 1 {
+			t.Errorf("%s: %d entries, want 1", u, seen[u])
+		}
+	}
+	if fromOld == 0 || fromOld == len(seen) {
+		t.Errorf("%d of %d entries from old.zip: the update's new.zip should hold some, old.zip the rest", fromOld, len(seen))
+	}
+	t.Logf("%d entries: %d from new.zip (%s), %d from old.zip", len(seen), len(seen)-fromOld, c.Path, fromOld)
+}

@@ -31,6 +31,9 @@ type Entry struct {
 	Modified time.Time
 	// Meta is the HTTrack metadata.
 	Meta Meta
+	// Old is true for an entry read from old.zip (see Cache.OldPath):
+	// Offset is then a position in old.zip.
+	Old bool
 
 	dataOffset int64
 	open       func() (io.ReadCloser, error)

@@ -189,6 +189,8 @@ type infoJSON struct {
 	TimeZone         string         `json:"time_zone"`
 	ZoneInferred     bool           `json:"time_zone_inferred"`
 	Entries          int            `json:"entries"`
+	OldCache         string         `json:"old_cache,omitempty"`
+	OldEntries       int            `json:"old_entries,omitempty"`
 	CentralDirectory bool           `json:"central_directory"`
 	CentralEntries   int64          `json:"central_entries"`
 	Recovered        bool           `json:"recovered"`
@@ -217,7 +219,7 @@ func cmdInfo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	in := infoJSON{Cache: hc.Path, Format: string(hc.Format), HTTrack: hc.Log.Version, HTTrackBuild: hc.Log.VersionInfo,
+	in := infoJSON{Cache: hc.Path, OldCache: hc.OldPath, Format: string(hc.Format), HTTrack: hc.Log.Version, HTTrackBuild: hc.Log.VersionInfo,
 		Command: hc.Log.CommandLine, TimeZone: hc.Log.Location.String(), ZoneInferred: hc.Log.ZoneInferred,
 		Statuses: map[string]int{}, Bodies: map[string]int{}, Missing: []missingJSON{}}
 	if !hc.Log.Launched.IsZero() {
@@ -232,6 +234,9 @@ func cmdInfo(c *cli.Context) error {
 			return err
 		}
 		in.Entries++
+		if e.Old {
+			in.OldEntries++
+		}
 		in.Statuses[strconv.Itoa(e.Meta.StatusCode)]++
 		src, _, size := hc.Locate(e)
 		in.Bodies[src.String()]++
@@ -269,13 +274,18 @@ func cmdInfo(c *cli.Context) error {
 		zone += ", inferred from new.txt"
 	}
 	p("crawl date", "%s (%s)", orDash(in.CrawlDate), zone)
+	newEntries := in.Entries - in.OldEntries
 	switch {
 	case hc.Format == htcache.FormatNdx:
-		p("entries", "%d", in.Entries)
+		p("entries", "%d", newEntries)
 	case in.Recovered:
-		p("entries", "%d recovered from local headers (no central directory: interrupted crawl)", in.Entries)
+		p("entries", "%d recovered from local headers (no central directory: interrupted crawl)", newEntries)
 	default:
-		p("entries", "%d (central directory lists %d)", in.Entries, in.CentralEntries)
+		p("entries", "%d (central directory lists %d)", newEntries, in.CentralEntries)
+	}
+	if in.OldCache != "" {
+		p("old.zip", "%d more entries from the previous crawl, not fetched again by the unfinished update (%s, %s)",
+			in.OldEntries, in.OldCache, record.FormatDate(hc.OldModTime.UTC(), false))
 	}
 	if in.Skipped > 0 || in.TruncatedAt >= 0 {
 		p("damaged", "%d skipped, incomplete entry at offset %d", in.Skipped, in.TruncatedAt)
