@@ -120,6 +120,7 @@ type entryJSON struct {
 	Save         string `json:"save,omitempty"`
 	Fetched      string `json:"fetched,omitempty"`
 	Offset       int64  `json:"offset"`
+	Old          bool   `json:"old_zip,omitempty"` // from old.zip (Offset is there)
 }
 
 // bodySize is the body's size for listing: the file's, or X-Size when the
@@ -165,7 +166,7 @@ func cmdLs(c *cli.Context) error {
 		}
 		j := entryJSON{URL: e.URI(), Name: e.Name, Status: e.Meta.StatusCode, Message: e.Meta.StatusMessage,
 			Size: size, Body: src.String(), MIME: mime, Charset: e.Meta.Charset, LastModified: e.Meta.LastModified,
-			ETag: e.Meta.ETag, Location: e.Meta.Location, Save: e.Meta.Save, Offset: e.Offset}
+			ETag: e.Meta.ETag, Location: e.Meta.Location, Save: e.Meta.Save, Offset: e.Offset, Old: e.Old}
 		if !utf8.ValidString(j.Name) {
 			j.Name = j.URL // JSON cannot carry the raw bytes
 		}
