@@ -350,9 +350,10 @@ func (d *dumper) symlink(it *dumpItem) error {
 // stored blobs) are written by the decompressing goroutine itself.
 //
 // Files that go to the errors folder (planned, or because their place
-// failed) are written last, one at a time in zimdump's order, so that
-// when two of them share a name the one zimdump writes last wins here too.
-// With Workers == 1 everything happens in the caller.
+// failed) are written last, a cluster at a time; the few that share a
+// name there go one at a time in zimdump's order, so that the one zimdump
+// writes last wins here too. With Workers == 1 everything happens in the
+// caller.
 func (d *dumper) writeAll(plan []dumpItem) error {
 	groups := map[uint32][]*dumpItem{}
 	var keys []uint32
