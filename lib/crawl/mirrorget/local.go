@@ -119,14 +119,28 @@ func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any)) (*loca
 	}
 	newZip := filepath.Join(cacheDir, "new.zip")
 	oldZip := filepath.Join(cacheDir, "old.zip")
-	// An update: the previous cache becomes old.zip (as HTTrack does); an
-	// old.zip alone is what an interrupted update left.
-	if _, err := os.Stat(newZip); err == nil {
+	_, errNew := os.Stat(newZip)
+	_, errOld := os.Stat(oldZip)
+	switch {
+	case errNew == nil && errOld == nil:
+		// An update that did not finish (HTTrack's or ours) left both:
+		// new.zip what it fetched again, old.zip the run before. Both
+		// are read together (htcache merges them) and stay open, so
+		// renaming new.zip over old.zip loses neither.
+		if err := m.loadOld(cacheDir); err != nil {
+			return nil, fmt.Errorf("%s: %w", cacheDir, err)
+		}
+		m.oldPath = oldZip
 		if err := os.Rename(newZip, oldZip); err != nil {
 			return nil, err
 		}
-	}
-	if _, err := os.Stat(oldZip); err == nil {
+	case errNew == nil:
+		// An update: the previous cache becomes old.zip, as HTTrack does.
+		if err := os.Rename(newZip, oldZip); err != nil {
+			return nil, err
+		}
+		fallthrough
+	case errOld == nil: // or what an interrupted update left
 		if err := m.loadOld(oldZip); err != nil {
 			return nil, fmt.Errorf("%s: %w", oldZip, err)
 		}
@@ -140,8 +154,9 @@ func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any)) (*loca
 	return m, nil
 }
 
-// loadOld reads the previous run's cache: names to keep, validators,
-// original bodies of pages.
+// loadOld reads the previous run's cache (a cache file, or hts-cache/
+// holding new.zip and old.zip): names to keep, validators, original
+// bodies of pages.
 func (m *localMirror) loadOld(p string) error {
 	c, err := htcache.Open(p)
 	if err != nil {
