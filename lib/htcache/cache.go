@@ -47,7 +47,8 @@ type Cache struct {
 	// update that did not finish leaves both, new.zip holding what it
 	// fetched again and old.zip the previous crawl. Entries then goes on,
 	// after the entries of new.zip, with those of old.zip whose URL
-	// new.zip lacks (Entry.Old), dated OldModTime. Empty otherwise.
+	// new.zip lacks (Entry.Old), dated by old.txt (see FetchTime). Empty
+	// otherwise.
 	OldPath string
 	// OldModTime is the modification time of old.zip (the end of the
 	// previous crawl).
@@ -60,8 +61,9 @@ type Cache struct {
 	root *os.Root
 	last *ZipReader
 
-	oldF    *os.File
-	oldSize int64
+	oldF     *os.File
+	oldSize  int64
+	oldTimes map[string]time.Time // from hts-cache/old.txt
 }
 
 // ErrNoCache is returned by Open for a directory with no HTTrack cache.
@@ -141,13 +143,13 @@ func Open(p string, opts ...Option) (*Cache, error) {
 		}
 		comment = z.Summary().Comment
 	}
+	c.Log = ReadCrawlLog(c.Root, comment, cfg.loc)
 	if c.OldPath != "" {
 		if err := c.openOld(); err != nil {
 			c.Close()
 			return nil, err
 		}
 	}
-	c.Log = ReadCrawlLog(c.Root, comment, cfg.loc)
 	return c, nil
 }
 
@@ -171,6 +173,7 @@ func (c *Cache) openOld() error {
 		return nil
 	}
 	c.oldF, c.oldSize, c.OldModTime = f, fi.Size(), fi.ModTime()
+	c.oldTimes = readTxtTimes(filepath.Join(filepath.Dir(c.OldPath), "old.txt"), c.OldModTime, c.Log.Location)
 	return nil
 }
 
@@ -370,10 +373,17 @@ func (c *Cache) Body(e *Entry) (io.ReadCloser, int64, error) {
 
 // FetchTime returns when e was fetched: the new.txt time (on the crawl day)
 // when listed, else the crawl start from the logs, else the cache file's
-// modification time; for an entry of old.zip, the modification time of
-// old.zip. exact reports the first case.
+// modification time. For an entry of old.zip: its old.txt time (dated back
+// from the end of that crawl, old.zip's modification time), else that
+// modification time. exact reports an old.txt or new.txt time.
 func (c *Cache) FetchTime(e *Entry) (t time.Time, exact bool) {
 	if e.Old {
+		if t, ok := c.oldTimes[unescape(e.Name)]; ok {
+			return t, true
+		}
+		if t, ok := c.oldTimes["http://"+unescape(e.Name)]; ok && !hasScheme(e.Name) {
+			return t, true
+		}
 		return c.OldModTime, false
 	}
 	if t, ok := c.Log.Fetched(e.Name); ok {

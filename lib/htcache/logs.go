@@ -214,6 +214,42 @@ func ReadCrawlLog(root, comment string, loc *time.Location) *CrawlLog {
 	return l
 }
 
+// readTxtTimes dates the lines of a new.txt kept as old.txt (the crawl
+// before an update that did not finish), whose crawl start is gone from
+// the logs: each time of day is taken on the day that puts it at or before
+// end, the end of that crawl (the modification time of old.zip), and
+// later lines never before earlier ones.
+func readTxtTimes(path string, end time.Time, loc *time.Location) map[string]time.Time {
+	var rows []txtRow
+	if readLines(path, func(s string) bool {
+		f := strings.Split(s, "\t")
+		if len(f) >= 8 && len(f[0]) == 8 && f[0][2] == ':' && f[0][5] == ':' {
+			rows = append(rows, txtRow{clock: f[0], url: f[7]})
+		}
+		return true
+	}) != nil || len(rows) == 0 {
+		return nil
+	}
+	end = end.In(loc)
+	out := make(map[string]time.Time, len(rows))
+	next := end.Add(time.Minute) // slack: the zip is closed after the last line
+	for i := len(rows) - 1; i >= 0; i-- {
+		c, err := time.Parse("15:04:05", rows[i].clock)
+		if err != nil {
+			continue
+		}
+		t := time.Date(next.Year(), next.Month(), next.Day(), c.Hour(), c.Minute(), c.Second(), 0, loc)
+		if t.After(next) {
+			t = t.AddDate(0, 0, -1)
+		}
+		next = t
+		if _, dup := out[unescape(rows[i].url)]; !dup { // the last fetch of a URL wins
+			out[unescape(rows[i].url)] = t
+		}
+	}
+	return out
+}
+
 // txtRow is one line of new.txt: time of day, URL, GMT date if logged.
 type txtRow struct {
 	clock, url, gmt string
