@@ -181,7 +181,11 @@ func ReadCrawlLog(root, comment string, loc *time.Location) *CrawlLog {
 
 	if l.Location == nil {
 		l.Location = time.UTC
-		if off, ok := inferOffset(rows); ok {
+		ref := time.Time{}
+		if launched != "" { // the crawl's day, as if UTC: within 14 h of the truth
+			ref, _ = time.Parse(logDateLayout, launched)
+		}
+		if off, ok := inferOffset(rows, ref); ok {
 			l.ZoneInferred = true
 			if off != 0 {
 				l.Location = time.FixedZone(formatOffset(off), off)
@@ -260,7 +264,12 @@ type txtRow struct {
 // response has no ETag and no Last-Modified): the local clock minus that date
 // is the offset, give or take seconds. It takes the most frequent offset,
 // rounded to 15 minutes, among samples within 90 s of such a multiple.
-func inferOffset(rows []txtRow) (int, bool) {
+//
+// The column holds Last-Modified instead when the response has one (and no
+// ETag): such a date, days or years old, would pass for an offset, so with
+// ref (the crawl start read as UTC, zero if unknown) dates more than 38
+// hours from it are not samples.
+func inferOffset(rows []txtRow, ref time.Time) (int, bool) {
 	counts := map[int]int{}
 	for _, r := range rows {
 		if r.gmt == "" {
@@ -268,6 +277,9 @@ func inferOffset(rows []txtRow) (int, bool) {
 		}
 		g, err := time.Parse(time.RFC1123, r.gmt)
 		if err != nil {
+			continue
+		}
+		if !ref.IsZero() && (g.Sub(ref) > 38*time.Hour || ref.Sub(g) > 38*time.Hour) {
 			continue
 		}
 		c, err := time.Parse("15:04:05", r.clock)

@@ -44,3 +44,22 @@ func TestReadTxtTimes(t *testing.T) {
 		t.Errorf("before midnight: %v", got["http://h/z"])
 	}
 }
+
+// TestInferOffsetIgnoresLastModified: new.txt's "date:" column holds
+// Last-Modified when a response has one and no ETag; an old date whose
+// time of day happens to sit near a quarter hour from the log's clock must
+// not set the crawl's zone. Server dates of the crawl day still do.
+func TestInferOffsetIgnoresLastModified(t *testing.T) {
+	ref := time.Date(2026, 11, 22, 13, 29, 0, 0, time.UTC)
+	lastMod := []txtRow{{clock: "13:29:31", gmt: "Fri, 01 Mar 2024 12:00:00 GMT"}, {clock: "13:29:32", gmt: "Fri, 01 Mar 2024 12:00:00 GMT"}}
+	if off, ok := inferOffset(lastMod, ref); ok {
+		t.Errorf("Last-Modified dates gave offset %d", off)
+	}
+	if off, ok := inferOffset(lastMod, time.Time{}); !ok || off != 5400 {
+		t.Errorf("without a crawl date the rows are taken as they are: %d %v", off, ok)
+	}
+	server := []txtRow{{clock: "14:29:31", gmt: "Sun, 22 Nov 2026 13:29:30 GMT"}}
+	if off, ok := inferOffset(append(lastMod, server...), ref); !ok || off != 3600 {
+		t.Errorf("server dates: offset %d %v, want 3600", off, ok)
+	}
+}
