@@ -55,6 +55,7 @@ type Reader struct {
 	version  int    // 1 or 2 once known
 	lastDate string // WARC-Date of the last record, fallback for bad dates
 	started  bool   // a record (or junk) was seen
+	broken   bool   // the last block was cut short by unreadable data
 	prevFD   bool   // the previous record was a version block
 	prev     *record.Record
 	blk      block
@@ -178,6 +179,9 @@ func (r *Reader) skipNewlines() (int, error) {
 		case len(b) == 2 && b[0] == '\r' && b[1] == '\n':
 			r.br.Discard(2)
 		default:
+			if len(b) == 0 && err == errBreak {
+				continue
+			}
 			if len(b) == 0 && err != nil {
 				return n, err
 			}
@@ -209,10 +213,19 @@ func (r *Reader) next() (*record.Record, error) {
 	if err != nil && err != io.EOF {
 		return nil, r.ioErr(err)
 	}
+	if r.broken {
+		nl, r.broken = max(nl, 1), false
+	}
 	junk := int64(-1) // start of bytes being skipped
 	for {
 		start := r.pos()
 		raw, err := r.br.ReadSlice('\n')
+		if err == errBreak { // a member gave out: its bytes are junk
+			if len(raw) == 0 {
+				continue
+			}
+			err = nil
+		}
 		if len(raw) == 0 {
 			if err == io.EOF {
 				if junk >= 0 {
@@ -532,6 +545,9 @@ func (r *Reader) blockLength(start, declared int64, known, isFD bool) (n int64, 
 		}
 		L := int(declared)
 		b, perr := r.br.Peek(L + lookahead)
+		if perr == errBreak {
+			perr = io.EOF
+		}
 		atEOF := perr != nil
 		if len(b) < L {
 			if perr != nil && perr != io.EOF {
@@ -581,6 +597,9 @@ func (r *Reader) blockLength(start, declared int64, known, isFD bool) (n int64, 
 		}
 		var perr error
 		b, perr = r.br.Peek(int(want))
+		if perr == errBreak {
+			perr = io.EOF
+		}
 		if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
 			return 0, false, r.ioErr(perr)
 		}
@@ -694,10 +713,15 @@ func (b *block) reset(n, start int64) {
 
 // short returns the problem of a block cut short by the end of the input,
 // counted as a skip: the record cannot be written whole.
-func (b *block) short() *record.Problem {
+func (b *block) short(cause error) *record.Problem {
 	b.rd.stats.Skipped++
+	why := fmt.Sprintf("by the end of the file: %d of %d bytes: %v", b.total-b.n, b.total, io.ErrUnexpectedEOF)
+	if cause == errBreak {
+		why = fmt.Sprintf("by unreadable compressed data: %d of %d bytes", b.total-b.n, b.total)
+		b.rd.broken = true // no separator to expect after it
+	}
 	p := &record.Problem{File: b.rd.cfg.name, Offset: b.rd.recOffset(b.start),
-		Msg: fmt.Sprintf("block cut short by the end of the file: %d of %d bytes: %v", b.total-b.n, b.total, io.ErrUnexpectedEOF), Skipped: true}
+		Msg: "block cut short " + why, Skipped: true}
 	b.n = 0
 	return p
 }
@@ -714,9 +738,9 @@ func (b *block) Read(p []byte) (int, error) {
 	}
 	n, err := b.rd.br.Read(p)
 	b.n -= int64(n)
-	if err == io.EOF {
+	if err == io.EOF || err == errBreak {
 		if b.n > 0 {
-			return n, b.short()
+			return n, b.short(err)
 		}
 		err = nil
 	} else if err != nil {
@@ -732,8 +756,8 @@ func (b *block) WriteTo(w io.Writer) (int64, error) {
 	for b.n > 0 {
 		if br.Buffered() == 0 {
 			if _, err := br.Peek(1); err != nil {
-				if err == io.EOF {
-					return total, b.short()
+				if err == io.EOF || err == errBreak {
+					return total, b.short(err)
 				}
 				return total, b.rd.ioErr(err)
 			}
@@ -763,8 +787,8 @@ func (b *block) finish() error {
 	}
 	m, err := b.rd.br.Discard(int(b.n))
 	b.n -= int64(m)
-	if err == io.EOF {
-		p := b.short()
+	if err == io.EOF || err == errBreak {
+		p := b.short(err)
 		switch b.rd.cfg.policy {
 		case record.Fail:
 			return p
@@ -806,7 +830,13 @@ type joiner struct {
 	err     error
 	head    []byte // buffer for the head of a member
 	pending []byte // decoded head not handed out yet
+	brk     bool   // return errBreak once, then go on
 }
+
+// errBreak is returned once by the joiner where a member gave out past its
+// head and reading resumed at the next member: what the reader was in
+// the middle of (a block) ends there.
+var errBreak = errors.New("compressed member unreadable past this point")
 
 func (j *joiner) Read(p []byte) (int, error) {
 	for {
@@ -815,6 +845,10 @@ func (j *joiner) Read(p []byte) (int, error) {
 			j.pending = j.pending[n:]
 			j.n += int64(n)
 			return n, nil
+		}
+		if j.brk {
+			j.brk = false
+			return 0, errBreak
 		}
 		if j.done {
 			return 0, io.EOF
@@ -884,26 +918,36 @@ func (j *joiner) Read(p []byte) (int, error) {
 }
 
 // fail handles a decompression error. Under record.Fail it is returned.
-// Else it is reported and, when nothing of the member was handed out
-// (whole) and the data is corrupt rather than cut short, reading resumes
-// at the next member; otherwise the rest of the input is dropped. A nil
-// return means: go on reading (Read returns io.EOF once done is set).
+// Else it is reported and, unless the data was cut short by the end of the
+// input, reading resumes at the next member: a member that failed in its
+// head (whole) is dropped as if absent; one that failed later ends the
+// block in progress there (errBreak, once). Otherwise the rest of the
+// input is dropped. A nil return means: go on reading (Read returns
+// io.EOF once done is set).
 func (j *joiner) fail(err error, whole bool) error {
 	off := j.mr.MemberStart()
 	why := compressedErr(err)
-	if whole && !j.plain && j.rd.cfg.policy != record.Fail && !errors.Is(err, io.ErrUnexpectedEOF) {
+	if !j.plain && j.rd.cfg.policy != record.Fail && !errors.Is(err, io.ErrUnexpectedEOF) {
 		to, _, rerr := j.mr.Resync()
 		if rerr == nil || rerr == io.EOF {
 			where := fmt.Sprintf("the next member at offset %d", to)
 			if rerr == io.EOF {
 				where, j.done = "the end of the file", true
 			}
-			p := &record.Problem{File: j.rd.cfg.name, Offset: off,
-				Msg: fmt.Sprintf("unreadable compressed data (%s): %d bytes skipped up to %s", why, to-off, where), Skipped: true}
+			msg := fmt.Sprintf("unreadable compressed data (%s): %d bytes skipped up to %s", why, to-off, where)
+			if !whole {
+				read := j.n
+				if len(j.bounds) > 0 {
+					read -= j.bounds[len(j.bounds)-1].u
+				}
+				msg = fmt.Sprintf("unreadable compressed data (%s) after %d bytes of the member were read (the record they belong to is damaged): resumed at %s", why, read, where)
+			}
+			p := &record.Problem{File: j.rd.cfg.name, Offset: off, Msg: msg, Skipped: true}
 			if perr := j.rd.report(p); perr != nil {
 				j.err = perr
 				return perr
 			}
+			j.brk = !whole
 			return nil
 		}
 		why = compressedErr(rerr)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -391,4 +392,64 @@ func stdGunzipPartial(b []byte) []byte {
 	}
 	out, _ := io.ReadAll(zr)
 	return out
+}
+
+// TestCorruptPastHead: a member longer than memberHead whose deflate data
+// breaks past its first MiB. Its record was partly handed out already, so
+// its block is cut short (the record skipped, as arc2warc does), and
+// reading goes on with the next member.
+func TestCorruptPastHead(t *testing.T) {
+	rnd := rand.New(rand.NewSource(7))
+	words := []string{"alpha", "beta", "gamma", "delta", "archive", "record", "member", "web"}
+	var big strings.Builder
+	for big.Len() < 3<<20 {
+		big.WriteString(words[rnd.Intn(len(words))])
+		big.WriteByte(" \n"[rnd.Intn(2)])
+	}
+	bigRec := fmt.Sprintf("http://x.test/big 1.2.3.4 20200101000000 text/plain %d\n", big.Len()) + big.String()
+	fd := gz(t, v1Filedesc(len(v1Lines))+"\n")
+	mid := gz(t, bigRec+"\n")
+	data := append(append(append([]byte{}, fd...), mid...), gz(t, recB(len(bodyB))+"\n")...)
+	// about 2.2 MiB into the member's data: a run of 0xff bytes, which
+	// breaks the deflate stream there rather than only its CRC
+	for i := 0; i < 64; i++ {
+		data[len(fd)+len(mid)*3/4+i] = 0xff
+	}
+
+	var probs []string
+	r, err := NewReader(bytes.NewReader(data), WithName("x"), WithProblemFunc(func(p *record.Problem) { probs = append(probs, p.Error()) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("Next: %v (problems %q)", err, probs)
+		}
+		b, err := io.ReadAll(rec.Block)
+		var p *record.Problem
+		if errors.As(err, &p) && p.Skipped {
+			probs = append(probs, "block: "+p.Error())
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.TargetURI() == "http://x.test/big" {
+			t.Errorf("the damaged record came out whole (%d bytes)", len(b))
+		}
+		uris = append(uris, rec.TargetURI())
+	}
+	if want := []string{"filedesc://test.arc", "ftp://example.org/b.txt"}; strings.Join(uris, " ") != strings.Join(want, " ") {
+		t.Errorf("records %q, want %q", uris, want)
+	}
+	if len(probs) != 2 || !strings.Contains(probs[0], fmt.Sprintf("x: record at offset %d: unreadable compressed data (gzip: flate: ", len(fd))) ||
+		!strings.HasSuffix(probs[0], fmt.Sprintf("resumed at the next member at offset %d", len(fd)+len(mid))) ||
+		!strings.HasPrefix(probs[1], fmt.Sprintf("block: x: record at offset %d: block cut short by unreadable compressed data: ", len(fd))) {
+		t.Errorf("problems:\n%s", strings.Join(probs, "\n"))
+	}
 }
