@@ -96,6 +96,7 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 	rd.mr = mr
 	rd.compressed = mr.Format() != compio.Plain
 	rd.br = bufio.NewReaderSize(eofReader{}, readBufSize)
+	rd.head.broke = rd.broke
 	return rd, nil
 }
 
@@ -183,6 +184,10 @@ func (r *Reader) here() int64 {
 // io.EOF. A truncated member is a problem (the member is treated as ended);
 // anything else is fatal.
 func (r *Reader) memberError(off int64, err error) error {
+	if err == errBreak { // reported; the next member is next
+		r.memberOpen = false
+		return nil
+	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		// The input ended inside the member: nothing can follow it (without
 		// this, a zstd frame cut after its header was reopened for ever).
@@ -362,10 +367,11 @@ const memberHead = 1 << 20
 // headReader holds the decoded head of the current member and reads it,
 // then the rest of the member.
 type headReader struct {
-	buf  []byte
-	p    []byte    // unread part of the head
-	rest io.Reader // the member, when longer than the head
-	err  error     // error after the head (a truncated member)
+	buf   []byte
+	p     []byte           // unread part of the head
+	rest  io.Reader        // the member, when longer than the head
+	err   error            // error after the head (a truncated member)
+	broke func(error) bool // see Reader.broke
 }
 
 // fill decodes the head of the member mr has just opened. A member cut
@@ -399,7 +405,40 @@ func (h *headReader) Read(p []byte) (int, error) {
 	if h.rest == nil {
 		return 0, io.EOF
 	}
-	return h.rest.Read(p)
+	n, err := h.rest.Read(p)
+	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) && h.broke != nil && h.broke(err) {
+		// the member failed past its head and reading resumed at the
+		// next one: whatever was being read ends here
+		h.rest, h.err = nil, errBreak
+		if n > 0 {
+			return n, nil
+		}
+		h.err = nil
+		return 0, errBreak
+	}
+	return n, err
+}
+
+// errBreak ends what was being read where a member gave out past its head
+// (see Reader.broke).
+var errBreak = errors.New("compressed member unreadable past this point")
+
+// broke handles a member that failed past its head under Warn or Ignore:
+// it reports the problem, moves to the next member and returns true; false
+// leaves the error as it is (no member start found, or an I/O error).
+func (r *Reader) broke(err error) bool {
+	off, read := r.mr.MemberStart(), r.pos
+	_, _, rerr := r.mr.Resync()
+	if rerr != nil && rerr != io.EOF {
+		return false
+	}
+	where := "the next member"
+	if rerr == io.EOF {
+		where, r.inputDone = "the end of the file", true
+	}
+	r.memberOpen = false
+	r.problem(off, false, true, "unreadable compressed data (%s) after %d bytes of the member were read: resumed at %s", stripOffset(err.Error()), read, where)
+	return true
 }
 
 // skipNewlines skips CR and LF bytes; at the end of the member it sets
@@ -853,12 +892,16 @@ func (b *block) short(err error) error {
 	b.done = true
 	b.truncated = true
 	b.endErr = io.EOF
-	if err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
+	if err != io.EOF && err != errBreak && !errors.Is(err, io.ErrUnexpectedEOF) {
 		b.endErr = b.r.fatal(b.rec.Offset, err)
 		b.r.err = b.endErr
 		return b.endErr
 	}
-	if perr := b.r.problem(b.rec.Offset, false, false, "truncated block: %d of %d bytes (Content-Length)", b.n, b.length); perr != nil {
+	why := ""
+	if err == errBreak {
+		why = ", then unreadable compressed data"
+	}
+	if perr := b.r.problem(b.rec.Offset, false, false, "truncated block: %d of %d bytes (Content-Length)%s", b.n, b.length, why); perr != nil {
 		b.endErr = perr
 		b.r.err = perr
 	}

@@ -2,11 +2,13 @@ package warc
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -648,4 +650,55 @@ func readFileT(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestCorruptPastHead: a member longer than memberHead whose deflate data
+// breaks past its first MiB. Its record was partly handed out: its block
+// ends there (a truncated block, as at the end of a file), and the record
+// after it is read, from the next member.
+func TestCorruptPastHead(t *testing.T) {
+	rnd := rand.New(rand.NewSource(7))
+	words := []string{"alpha", "beta", "gamma", "delta", "archive", "record", "member", "web"}
+	var big strings.Builder
+	for big.Len() < 3<<20 {
+		big.WriteString(words[rnd.Intn(len(words))])
+		big.WriteByte(" \n"[rnd.Intn(2)])
+	}
+	rec := func(uri, body string) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		fmt.Fprintf(zw, "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:%s>\r\nWARC-Date: 2026-01-01T00:00:00Z\r\nWARC-Target-URI: %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s\r\n\r\n",
+			"00000000-0000-4000-8000-"+fmt.Sprintf("%012d", len(body)), uri, len(body), body)
+		zw.Close()
+		return b.Bytes()
+	}
+	first, mid := rec("http://x.test/a", "first"), rec("http://x.test/big", big.String())
+	data := append(append(append([]byte{}, first...), mid...), rec("http://x.test/c", "last")...)
+	for i := 0; i < 64; i++ { // about 2.2 MiB into the member's data
+		data[len(first)+len(mid)*3/4+i] = 0xff
+	}
+	recs, problems, err := readAllFrom(t, data, "x.warc.gz")
+	if err != nil {
+		t.Fatalf("%v (problems %q)", err, problems)
+	}
+	var uris []string
+	for _, r := range recs {
+		uris = append(uris, r.rec.TargetURI())
+		if r.rec.TargetURI() == "http://x.test/big" && len(r.block) >= big.Len() {
+			t.Errorf("the damaged block came out whole (%d bytes)", len(r.block))
+		}
+	}
+	if want := "http://x.test/a http://x.test/big http://x.test/c"; strings.Join(uris, " ") != want {
+		t.Errorf("records %q, want %s", uris, want)
+	}
+	prefix := fmt.Sprintf("x.warc.gz: record at offset %d: ", len(first))
+	if len(problems) != 2 || !strings.HasPrefix(problems[0], prefix+"unreadable compressed data (gzip: flate: corrupt input") ||
+		!strings.HasSuffix(problems[0], "resumed at the next member") ||
+		!strings.HasPrefix(problems[1], prefix+"truncated block: ") || !strings.HasSuffix(problems[1], ", then unreadable compressed data") {
+		t.Errorf("problems:\n%s", strings.Join(problems, "\n"))
+	}
+	// under Fail the first problem stops the reading
+	if _, _, err := readAllFrom(t, data, "x.warc.gz", WithPolicy(record.Fail)); err == nil {
+		t.Errorf("Fail: no error")
+	}
 }
