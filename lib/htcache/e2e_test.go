@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arcport/arcport/internal/httracktest"
 	"github.com/arcport/arcport/lib/record"
 )
 
@@ -326,60 +327,13 @@ func cacheBodies(t *testing.T, dir string) map[string][]byte {
 // the update did not reach from old.zip, dated inside the first crawl by
 // old.txt.
 func TestHTTrackInterruptedUpdate(t *testing.T) {
-	needHTTrack(t)
-	const pages = 12
-	var hold sync.Map // set: pages >= 5 wait for release
-	release := make(chan struct{})
-	held := make(chan struct{}, 64)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body string
-		switch {
-		case r.URL.Path == "/":
-			for i := 0; i < pages; i++ {
-				body += fmt.Sprintf(`<a href="p%d.html">p%d</a> `, i, i)
-			}
-		case strings.HasPrefix(r.URL.Path, "/p"):
-			var i int
-			if _, err := fmt.Sscanf(r.URL.Path, "/p%d.html", &i); err != nil {
-				http.NotFound(w, r)
-				return
-			}
-			if _, on := hold.Load("on"); on && i >= 5 {
-				held <- struct{}{}
-				<-release
-				return
-			}
-			body = fmt.Sprintf("<p>page %d</p>", i)
-		default:
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		w.Header().Set("Last-Modified", siteModified.Format(http.TimeFormat))
-		io.WriteString(w, "<html><body>"+body+"</body></html>")
-	}))
-	defer srv.Close()
-	defer close(release)
+	httracktest.Need(t)
+	s := httracktest.NewSite(t, 12, 5)
 	dir := t.TempDir()
 	start1 := time.Now().Truncate(time.Second)
-	runHTTrack(t, dir, srv.URL+"/", "-O", dir, "-q", "-%v0", "-c4", "-%!", "-s0")
+	s.Mirror(t, dir)
 	end1 := time.Now()
-
-	hold.Store("on", true)
-	cmd := exec.Command("httrack", srv.URL+"/", "-O", dir, "-q", "-%v0", "-c4", "-%!", "-s0", "--update")
-	cmd.Dir = dir
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-held:
-	case <-time.After(time.Minute):
-		cmd.Process.Kill()
-		t.Fatal("the update never reached a held page")
-	}
-	time.Sleep(time.Second) // let httrack write what it has
-	cmd.Process.Kill()
-	cmd.Wait()
+	s.Interrupt(t, dir)
 
 	c, err := Open(dir)
 	if err != nil {
@@ -412,12 +366,8 @@ func TestHTTrackInterruptedUpdate(t *testing.T) {
 			}
 		}
 	}
-	for i := -1; i < pages; i++ {
-		u := srv.URL + "/"
-		if i >= 0 {
-			u += fmt.Sprintf("p%d.html", i)
-		}
-		if seen[u] != 1 {
+	for i := -1; i < s.Pages; i++ {
+		if u := s.PageURL(i); seen[u] != 1 {
 			t.Errorf("%s: %d entries, want 1", u, seen[u])
 		}
 	}
