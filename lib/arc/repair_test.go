@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/arcport/arcport/lib/internal/samples"
 	"github.com/arcport/arcport/lib/record"
 )
 
@@ -399,14 +399,8 @@ func stdGunzipPartial(b []byte) []byte {
 // its block is cut short (the record skipped, as arc2warc does), and
 // reading goes on with the next member.
 func TestCorruptPastHead(t *testing.T) {
-	rnd := rand.New(rand.NewSource(7))
-	words := []string{"alpha", "beta", "gamma", "delta", "archive", "record", "member", "web"}
-	var big strings.Builder
-	for big.Len() < 3<<20 {
-		big.WriteString(words[rnd.Intn(len(words))])
-		big.WriteByte(" \n"[rnd.Intn(2)])
-	}
-	bigRec := fmt.Sprintf("http://x.test/big 1.2.3.4 20200101000000 text/plain %d\n", big.Len()) + big.String()
+	big := samples.Text(3 << 20)
+	bigRec := fmt.Sprintf("http://x.test/big 1.2.3.4 20200101000000 text/plain %d\n", len(big)) + big
 	fd := gz(t, v1Filedesc(len(v1Lines))+"\n")
 	mid := gz(t, bigRec+"\n")
 	data := append(append(append([]byte{}, fd...), mid...), gz(t, recB(len(bodyB))+"\n")...)

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/internal/compio"
 	"github.com/arcport/arcport/lib/internal/peertest"
+	"github.com/arcport/arcport/lib/internal/samples"
 	"github.com/arcport/arcport/lib/record"
 )
 
@@ -657,13 +657,7 @@ func readFileT(t testing.TB, path string) []byte {
 // ends there (a truncated block, as at the end of a file), and the record
 // after it is read, from the next member.
 func TestCorruptPastHead(t *testing.T) {
-	rnd := rand.New(rand.NewSource(7))
-	words := []string{"alpha", "beta", "gamma", "delta", "archive", "record", "member", "web"}
-	var big strings.Builder
-	for big.Len() < 3<<20 {
-		big.WriteString(words[rnd.Intn(len(words))])
-		big.WriteByte(" \n"[rnd.Intn(2)])
-	}
+	big := samples.Text(3 << 20)
 	rec := func(uri, body string) []byte {
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
@@ -672,7 +666,7 @@ func TestCorruptPastHead(t *testing.T) {
 		zw.Close()
 		return b.Bytes()
 	}
-	first, mid := rec("http://x.test/a", "first"), rec("http://x.test/big", big.String())
+	first, mid := rec("http://x.test/a", "first"), rec("http://x.test/big", big)
 	data := append(append(append([]byte{}, first...), mid...), rec("http://x.test/c", "last")...)
 	for i := 0; i < 64; i++ { // about 2.2 MiB into the member's data
 		data[len(first)+len(mid)*3/4+i] = 0xff
@@ -684,7 +678,7 @@ func TestCorruptPastHead(t *testing.T) {
 	var uris []string
 	for _, r := range recs {
 		uris = append(uris, r.rec.TargetURI())
-		if r.rec.TargetURI() == "http://x.test/big" && len(r.block) >= big.Len() {
+		if r.rec.TargetURI() == "http://x.test/big" && len(r.block) >= len(big) {
 			t.Errorf("the damaged block came out whole (%d bytes)", len(r.block))
 		}
 	}
