@@ -814,7 +814,8 @@ type bound struct{ u, c int64 }
 // bad CRC) is dropped whole and reading resumes at the next member, so the
 // record it held is skipped cleanly rather than handed out damaged, and the
 // records after it are kept. A failure past the head of a longer member
-// still ends the input: part of that record was handed out already.
+// cuts that record's block short (part of it was handed out already; see
+// errBreak), and reading resumes at the next member too.
 const memberHead = 1 << 20
 
 // joiner concatenates the members of a compressed stream, remembering where

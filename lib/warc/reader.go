@@ -361,7 +361,8 @@ func (r *Reader) openError(off int64, err error) (again bool, perr error) {
 
 // memberHead is how much of a member is decoded before any of it is read:
 // a member that fails within it is skipped whole (see openNext); a failure
-// past it ends the input, as part of a record was handed out already.
+// past it ends what was being read there, part of a record having been
+// handed out already, and reading resumes at the next member (see broke).
 const memberHead = 1 << 20
 
 // headReader holds the decoded head of the current member and reads it,
