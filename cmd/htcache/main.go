@@ -1,8 +1,8 @@
 // Command htcache reads HTTrack website-copier caches (hts-cache/new.zip and
 // the pre-3.31 ndx/dat pair) and exports them to WARC or ARC. The logic lives
-// in lib/htcache/htcachecli.
+// in lib/cli/htcache.
 package main
 
-import "github.com/arcport/arcport/lib/htcache/htcachecli"
+import "github.com/arcport/arcport/lib/cli/htcache"
 
-func main() { htcachecli.Main() }
+func main() { htcache.Main() }

@@ -2,11 +2,11 @@
 // ../shared/specs/copying-websites.txt): it streams ARC (default) or WARC to
 // stdout and, with -O DIR, keeps a browsable mirror that a second run
 // updates with conditional requests. The logic lives in lib/crawl and
-// lib/crawl/mirrorget.
+// lib/cli/mirrorget.
 //
 //	mirrorget [flags] URL ... [+PATTERN|-PATTERN ...]
 package main
 
-import "github.com/arcport/arcport/lib/crawl/mirrorget"
+import "github.com/arcport/arcport/lib/cli/mirrorget"
 
 func main() { mirrorget.Main() }

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arcport/arcport/internal/httracktest"
+	"github.com/arcport/arcport/lib/internal/httracktest"
 	"github.com/arcport/arcport/lib/record"
 )
 

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/arcport/arcport/lib/zim/internal/zimtest"
+	"github.com/arcport/arcport/lib/internal/zimtest"
 )
 
 // TestDumpWorkers: the files of a dump are the same whatever the number of

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arcport/arcport/lib/zim/internal/zimtest"
+	"github.com/arcport/arcport/lib/internal/zimtest"
 )
 
 const fixtures = "../../testdata/zim"

@@ -1,4 +1,4 @@
-package zimcli
+package zimdump
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arcport/arcport/lib/zim/internal/zimtest"
+	"github.com/arcport/arcport/lib/internal/zimtest"
 )
 
 func writeZim(t *testing.T, s zimtest.Spec) string {

@@ -1,4 +1,4 @@
-package zimcli
+package zimdump
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package e2e
+package mirrorget
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arcport/arcport/internal/httracktest"
+	"github.com/arcport/arcport/lib/internal/httracktest"
 	"github.com/arcport/arcport/lib/htcache"
 )
 
@@ -19,14 +19,13 @@ import (
 // losing them when new.zip is renamed over old.zip.
 func TestMirrorgetAfterInterruptedHTTrackUpdate(t *testing.T) {
 	httracktest.Need(t)
-	mg := bin(t, "mirrorget")
 	s := httracktest.NewSite(t, 12, 5)
 	dir := t.TempDir()
 	s.Mirror(t, dir)
 	s.Interrupt(t, dir)
 	s.Drop(true)
-	if _, stderr, code := run(t, mg, nil, "-q", "-O", dir, "-o", dir+"/update.arc.gz", s.URL+"/"); code != 0 {
-		t.Fatalf("mirrorget update: exit %d: %s", code, stderr)
+	if err := App().Run([]string{"mirrorget", "-q", "-O", dir, "-o", dir + "/update.arc.gz", s.URL + "/"}); err != nil {
+		t.Fatalf("mirrorget update: %v", err)
 	}
 	c, err := htcache.Open(dir)
 	if err != nil {

@@ -1,4 +1,4 @@
-package waczcli
+package waczpack
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package zimcli
+package zimdump
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arcport/arcport/lib/zim/internal/zimtest"
+	"github.com/arcport/arcport/lib/internal/zimtest"
 )
 
 // TestMain lets the tests run Main itself, in a child process: with

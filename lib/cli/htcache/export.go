@@ -1,4 +1,4 @@
-package htcachecli
+package htcache
 
 import (
 	"fmt"
