@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arcport/arcport/lib/internal/httracktest"
 	"github.com/arcport/arcport/lib/htcache"
+	"github.com/arcport/arcport/lib/internal/httracktest"
 )
 
 // TestMirrorgetAfterInterruptedHTTrackUpdate: a mirror made by the real
