@@ -370,7 +370,11 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	if o.Verbose {
 		o.Crawl.OnSkip = func(u, reason string) { fmt.Fprintf(stderr, "skip %s (%s)\n", u, reason) }
 	}
+	var firstFetchErr string // the first network error, for the exit reason
 	sink := crawl.SinkFunc(func(cp *crawl.Capture) error {
+		if cp.Err != nil && firstFetchErr == "" {
+			firstFetchErr = fmt.Sprintf("%s: %v", cp.URL, cp.Err)
+		}
 		if !o.Quiet {
 			if cp.Err != nil {
 				fmt.Fprintf(stderr, "mirrorget: %s: %v\n", cp.URL, cp.Err)
@@ -438,6 +442,10 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	}
 	if firstErr != nil {
 		return firstErr
+	}
+	if !interrupted && s.Done > 0 && s.Failed == s.Done {
+		// as wget's status 4: not one URL could be fetched
+		return fmt.Errorf("no URL could be fetched (%d network errors; first: %s)", s.Failed, firstFetchErr)
 	}
 	if interrupted {
 		return &cliutil.ExitError{Code: exitStatus(ctx), Msg: fmt.Sprintf("mirrorget: interrupted after %d captures; the stream holds complete records only", s.Done)}

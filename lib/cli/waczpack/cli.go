@@ -29,10 +29,7 @@ func Main() {
 // exit status; for tests.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := App(stdin, stdout, stderr)
-	app.Version = cliutil.Version
-	app.HideHelpCommand = true
-	app.ExitErrHandler = func(*cli.Context, error) {}
-	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &cliutil.UsageError{Msg: err.Error()} }
+	cliutil.Prepare(app)
 	err := app.Run(append([]string{"waczpack"}, Reorder(args)...))
 	return cliutil.Report("waczpack", err, stderr)
 }

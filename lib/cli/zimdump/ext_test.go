@@ -160,11 +160,11 @@ func TestArgumentErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		r := ours(tc.args...)
-		if r.rc != 255 || r.stderr != tc.stderr || r.stdout != "\n"+usage+"\n" {
+		if r.rc != 2 || r.stderr != tc.stderr || r.stdout != "\n"+usage+"\n" {
 			t.Errorf("%q: rc %d stderr %q", tc.args, r.rc, r.stderr)
 		}
 	}
-	if r := ours("info", "/nonexistent/x.zim"); r.rc != 255 || r.stdout != "Exception: error 2 opening file \"/nonexistent/x.zim\n" {
+	if r := ours("info", "/nonexistent/x.zim"); r.rc != 1 || r.stdout != "Exception: error 2 opening file \"/nonexistent/x.zim\n" {
 		t.Errorf("missing file: %+v", r)
 	}
 }

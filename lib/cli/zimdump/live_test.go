@@ -47,7 +47,11 @@ func openzim(args ...string) result {
 	if ee, ok := err.(*exec.ExitError); ok {
 		rc = ee.ExitCode()
 	}
-	return result{o.String(), e.String(), rc}
+	// openzim ends argument errors with 255 too; arcport's zimdump with 2
+	if rc == 255 && strings.HasPrefix(o.String(), "\n"+usage) {
+		rc = exitArgs
+	}
+	return result{o.String(), e.String(), Status(rc)}
 }
 
 func ours(args ...string) result {

@@ -21,8 +21,15 @@ func Main() {
 	os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// exitException is zimdump's status after an exception (return -1).
-const exitException = 255
+// exitException is openzim zimdump's status after an exception (its main
+// returns -1); exitArgs marks an argument error, which openzim also ends
+// with 255. Run maps the statuses openzim uses (1 for a failed selection,
+// 2 for dump errors, 255) onto the arcport convention: 1 for any failure, 2
+// for bad usage. The text printed stays openzim's.
+const (
+	exitException = 255
+	exitArgs      = 256
+)
 
 // env is one run of the command.
 type env struct {
@@ -34,13 +41,30 @@ type env struct {
 }
 
 // Run executes zimdump with args (without the program name) and returns
-// the exit status.
+// the exit status: 0 on success, 2 for bad usage (openzim: 255), 1 for any
+// other failure (openzim: 1, 2 or 255).
 func Run(args []string, stdout, stderr io.Writer) int {
+	return Status(run(args, stdout, stderr))
+}
+
+// Status maps an exit status of openzim's zimdump 3.1.3 (or of run) to
+// arcport's: 0 stays 0, an argument error is 2, any other failure 1.
+func Status(openzim int) int {
+	switch openzim {
+	case 0:
+		return cliutil.ExitOK
+	case exitArgs:
+		return cliutil.ExitUsage
+	}
+	return cliutil.ExitFail
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
 	p := parseArgs(args)
 	if p.errs != "" {
 		fmt.Fprint(stderr, p.errs)
 		fmt.Fprint(stdout, "\n"+usage+"\n")
-		return exitException
+		return exitArgs
 	}
 	if p.help {
 		fmt.Fprint(stdout, usage+"\n"+extUsage)

@@ -56,14 +56,48 @@ func (e *ExitError) Error() string { return e.Msg }
 func Run(app *cli.App) {
 	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
 	os.Args = append(os.Args[:1], ReorderArgs(app, os.Args[1:])...)
-	app.Version = Version
-	app.HideHelpCommand = true
-	app.ExitErrHandler = func(*cli.Context, error) {} // we handle errors below
-	if app.OnUsageError == nil {
-		app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &UsageError{err.Error()} }
-	}
+	Prepare(app)
 	err := app.Run(os.Args)
 	os.Exit(Report(app.Name, err, os.Stderr))
+}
+
+// Prepare sets what every arcport binary shares on app before it runs: the
+// version, no "help" command, errors left to Report, and the usage status
+// (2) for a bad flag, an unknown command or a missing one, in the app and
+// in each of its commands (urfave/cli would exit 1 for a bad flag of a
+// command, 3 for an unknown command and 0 for none).
+func Prepare(app *cli.App) {
+	app.Version = Version
+	app.HideHelpCommand = true
+	app.ExitErrHandler = func(*cli.Context, error) {} // Report handles errors
+	usage := func(_ *cli.Context, err error, _ bool) error { return &UsageError{err.Error()} }
+	if app.OnUsageError == nil {
+		app.OnUsageError = usage
+	}
+	var walk func([]*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			if c.OnUsageError == nil {
+				c.OnUsageError = usage
+			}
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+	if len(app.Commands) > 0 && app.Action == nil {
+		app.Action = func(c *cli.Context) error {
+			var names []string
+			for _, cmd := range app.Commands {
+				if !cmd.Hidden {
+					names = append(names, cmd.Name)
+				}
+			}
+			if c.NArg() == 0 {
+				return Usagef("no command: one of %s", strings.Join(names, ", "))
+			}
+			return Usagef("unknown command %q: one of %s", c.Args().First(), strings.Join(names, ", "))
+		}
+	}
 }
 
 // Report prints err for program name to w and returns the exit status.
@@ -94,10 +128,10 @@ func Report(name string, err error, w io.Writer) int {
 	return ExitFail
 }
 
-// IsTerminal reports whether f is a character device (a terminal).
+// IsTerminal reports whether f is a terminal (it answers the terminal
+// ioctl; /dev/null and other character devices do not).
 func IsTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return isTerminal(f.Fd())
 }
 
 // AtomicFile is an output file written under a temporary name beside its

@@ -1,0 +1,5 @@
+package cliutil
+
+import "golang.org/x/sys/unix"
+
+const ioctlGetTermios = unix.TCGETS
