@@ -122,8 +122,8 @@ func TestExitCodesOnSignal(t *testing.T) {
 	defer slow.Close()
 
 	tests := []struct {
-		bin   string
-		args  []string
+		bin    string
+		args   []string
 		stdin  bool // an open pipe that never delivers
 		stdout bool // a pipe that is never read (the output is larger)
 	}{
