@@ -88,11 +88,48 @@ func run(t *testing.T, bin string, stdin []byte, args ...string) (stdout []byte,
 }
 
 // warcioCLI returns the path of the npm warcio CLI (warcio.js, the indexer
-// behind ReplayWeb.page), or "" when it is not installed (make peers).
-func warcioCLI() string {
-	p := filepath.Join(repoRoot(), "scripts/npm/node_modules/.bin/warcio")
-	if _, err := os.Stat(p); err != nil {
-		return ""
+// behind ReplayWeb.page): $ARCPORT_WARCIO/dist/cli.js, else where `make
+// peers` installs it (scripts/npm), else a `warcio` on PATH; it ends t with
+// needPeer when there is none.
+func warcioCLI(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		needPeer(t, "nodejs", "node not on PATH")
+	}
+	candidates := []string{filepath.Join(repoRoot(), "scripts/npm/node_modules/.bin/warcio")}
+	if d := os.Getenv("ARCPORT_WARCIO"); d != "" {
+		candidates = []string{filepath.Join(d, "dist/cli.js")}
+	}
+	for _, p := range candidates {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("warcio"); err == nil {
+		return p
+	}
+	needPeer(t, "warcio", "npm warcio not found ($ARCPORT_WARCIO, scripts/npm/node_modules, PATH)")
+	return ""
+}
+
+// needPeer ends t because peer (a package name, as `make peers` installs
+// it) is missing: under CI (CI=true) the test fails, elsewhere it skips
+// with "missing peer PEER: WHY", which make test's summary collects. (The
+// same rule as lib/internal/peertest.Missing, which e2e cannot import.)
+func needPeer(t testing.TB, peer, why string) {
+	t.Helper()
+	if ci := strings.ToLower(os.Getenv("CI")); ci != "" && ci != "0" && ci != "false" {
+		t.Fatalf("missing peer %s: %s (CI=true: every peer must be installed; run make peers)", peer, why)
+	}
+	t.Skipf("missing peer %s: %s (make peers installs it)", peer, why)
+}
+
+// needCmd returns the path of command cmd, or ends t with needPeer.
+func needCmd(t testing.TB, cmd, peer string) string {
+	t.Helper()
+	p, err := exec.LookPath(cmd)
+	if err != nil {
+		needPeer(t, peer, cmd+" not on PATH")
 	}
 	return p
 }

@@ -493,7 +493,7 @@ func TestMirrorgetSite(t *testing.T) {
 	resp, types := warcResponses(t, warc2, site)
 	mgEq(t, "update WARC responses", resp, mgExpected)
 	// warcio.js (the indexer behind ReplayWeb.page) reads it too
-	if bin := warcioCLI(); bin != "" {
+	if bin := warcioCLI(t); bin != "" {
 		wp := filepath.Join(dir, "update.warc.gz")
 		os.WriteFile(wp, warc2, 0o644)
 		out, err := exec.Command(bin, "index", wp, "-f", "warc-type,warc-target-uri").Output()

@@ -58,9 +58,7 @@ func TestReplayHTCacheGarden(t *testing.T) {
 // TestReplayHTTrackLive runs the real httrack on a loopback copy of the
 // garden site, then htcache export | waczpack, and replays the start page.
 func TestReplayHTTrackLive(t *testing.T) {
-	if _, err := exec.LookPath("httrack"); err != nil {
-		t.Skip("httrack not installed (Debian package httrack)")
-	}
+	needCmd(t, "httrack", "httrack")
 	wzReplayPeers(t)
 	srv := gardenServer(t)
 	dir := t.TempDir()

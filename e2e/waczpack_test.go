@@ -29,25 +29,22 @@ import (
 func wzReplayPeers(t *testing.T) (node, nodePath, rwp string) {
 	t.Helper()
 	root := repoRoot()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed (needed for the ReplayWeb.page harness)")
-	}
+	node = needCmd(t, "node", "nodejs")
 	chromium := os.Getenv("CHROMIUM")
 	if chromium == "" {
 		chromium = "/usr/bin/chromium"
 	}
 	if _, err := os.Stat(chromium); err != nil {
-		t.Skipf("chromium not installed at %s", chromium)
+		needPeer(t, "chromium", "no "+chromium)
 	}
 	nodePath = filepath.Join(root, "scripts/npm/node_modules")
 	if _, err := os.Stat(filepath.Join(nodePath, "playwright-core")); err != nil {
-		t.Skip("npm playwright-core not installed (scripts/peers.sh)")
+		needPeer(t, "playwright-core", "npm playwright-core not in scripts/npm/node_modules")
 	}
 	rwp = filepath.Join(root, "scripts/npm/rwp/package")
 	for _, f := range []string{"ui.js", "sw.js"} {
 		if _, err := os.Stat(filepath.Join(rwp, f)); err != nil {
-			t.Skipf("ReplayWeb.page %s not unpacked in %s (scripts/peers.sh)", f, rwp)
+			needPeer(t, "replaywebpage", fmt.Sprintf("ReplayWeb.page %s not unpacked in %s", f, rwp))
 		}
 	}
 	return node, nodePath, rwp
@@ -113,10 +110,7 @@ func wzSiteServer(t *testing.T) *httptest.Server {
 // wzWgetCrawl crawls the site with wget --warc-file and returns the WARC.
 func wzWgetCrawl(t *testing.T, site string) string {
 	t.Helper()
-	wget, err := exec.LookPath("wget")
-	if err != nil {
-		t.Skip("wget not installed")
-	}
+	wget := needCmd(t, "wget", "wget")
 	dir := t.TempDir()
 	cmd := exec.Command(wget, "--recursive", "--level=2", "--page-requisites", "--no-verbose",
 		"--no-host-directories", "--directory-prefix="+filepath.Join(dir, "mirror"),
@@ -138,7 +132,7 @@ func wzReadPages(t *testing.T, wacz string) []map[string]any {
 	cmd := exec.Command("unzip", "-p", wacz, "pages/pages.jsonl")
 	b, err := cmd.Output()
 	if err != nil {
-		t.Skipf("unzip: %v", err)
+		t.Fatalf("unzip: %v", err)
 	}
 	var pages []map[string]any
 	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
@@ -218,13 +212,7 @@ func TestReplayARCStdin(t *testing.T) {
 // `cdx-index` prints for the fixture WARCs (the ones warcio.js indexes
 // without complaint).
 func TestIndexMatchesWarcio(t *testing.T) {
-	warcio := warcioCLI()
-	if warcio == "" {
-		t.Skip("warcio.js not installed (scripts/peers.sh)")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node not installed")
-	}
+	warcio := warcioCLI(t)
 	for _, name := range []string{"example.warc.gz", "example.warc", "example-iana.org-chunked.warc", "example-resource.warc.gz",
 		"example-space-in-target-uri.warc.gz", "example-wget-bad-target-uri.warc.gz", "post-test.warc.gz"} {
 		path := sample(name)
@@ -248,10 +236,7 @@ func TestIndexMatchesWarcio(t *testing.T) {
 // (sorted), whatever the input was (a wget WARC copied as it is, an ARC
 // converted).
 func TestIndexInsideWACZMatchesWarcio(t *testing.T) {
-	warcio := warcioCLI()
-	if warcio == "" {
-		t.Skip("warcio.js not installed (scripts/peers.sh)")
-	}
+	warcio := warcioCLI(t)
 	for _, name := range []string{"example.warc.gz", "example.arc.gz", "example-bad-non-chunked.warc.gz", "post-test.warc.gz"} {
 		dir := t.TempDir()
 		wacz := filepath.Join(dir, "x.wacz")
@@ -259,7 +244,7 @@ func TestIndexInsideWACZMatchesWarcio(t *testing.T) {
 			t.Fatalf("%s: %s", name, se)
 		}
 		if err := exec.Command("unzip", "-q", "-d", dir, wacz).Run(); err != nil {
-			t.Skipf("unzip: %v", err)
+			t.Fatalf("unzip: %v", err)
 		}
 		warcs, _ := filepath.Glob(filepath.Join(dir, "archive", "*.warc.gz"))
 		var want []string

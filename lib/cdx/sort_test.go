@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
 // randomLines makes n CDXJ-like lines with many shared prefixes and some
@@ -88,10 +90,7 @@ func TestSorter(t *testing.T) {
 
 // TestSorterMatchesSort compares with the C-locale `sort` of coreutils.
 func TestSorterMatchesSort(t *testing.T) {
-	sortCmd, err := exec.LookPath("sort")
-	if err != nil {
-		t.Skip("no sort(1)")
-	}
+	sortCmd := peertest.Need(t, "sort", "coreutils")
 	lines := randomLines(3000, 2)
 	in := filepath.Join(t.TempDir(), "in")
 	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/arcport/arcport/lib/internal/httracktest"
+	"github.com/arcport/arcport/lib/internal/peertest"
 	"github.com/arcport/arcport/lib/record"
 )
 
@@ -94,9 +95,7 @@ func runHTTrack(t *testing.T, dir string, args ...string) string {
 }
 
 func needHTTrack(t *testing.T) {
-	if _, err := exec.LookPath("httrack"); err != nil {
-		t.Skip("httrack not installed (Debian package httrack)")
-	}
+	peertest.Need(t, "httrack", "httrack")
 }
 
 // TestHTTrackEndToEnd runs the real httrack against a loopback site and

@@ -3,6 +3,7 @@ package links
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"html"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
 // TestEncode checks the escaping of a replacement value for each syntax and
@@ -116,7 +119,7 @@ func TestResolveMatchesChromium(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		if chromium, err = exec.LookPath("chromium-browser"); err != nil {
-			t.Skip("chromium not installed: cannot compare with a browser")
+			peertest.Missing(t, "chromium", "chromium not on PATH: cannot compare with a browser")
 		}
 	}
 	refs := []string{
@@ -146,7 +149,7 @@ func TestResolveMatchesChromium(t *testing.T) {
 		"--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+file)
 	out, err := cmd.Output()
 	if err != nil {
-		t.Skipf("chromium did not run: %v", err)
+		peertest.Missing(t, "chromium", fmt.Sprintf("chromium did not run: %v", err))
 	}
 	i := bytes.Index(out, []byte(`data-out="`))
 	if i < 0 {

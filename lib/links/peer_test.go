@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
 // servePage serves page at /dir/index.html and a one-byte
@@ -50,10 +52,7 @@ func servePage(t *testing.T, page []byte) (*httptest.Server, func() map[string]b
 // server saw it fetch.
 func peerFetches(t *testing.T, page []byte, tool string, args func(start, dir string) []string) map[string]bool {
 	t.Helper()
-	bin, err := exec.LookPath(tool)
-	if err != nil {
-		t.Skipf("%s not installed", tool)
-	}
+	bin := peertest.Need(t, tool, tool)
 	srv, fetched := servePage(t, page)
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

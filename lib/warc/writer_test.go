@@ -352,10 +352,7 @@ func TestZstdDict(t *testing.T) {
 					t.Errorf("record %d differs", i)
 				}
 			}
-			zst, err := exec.LookPath("zstd")
-			if err != nil {
-				t.Skip("zstd CLI not installed")
-			}
+			zst := peertest.Need(t, "zstd", "zstd")
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "d"), tc.dict, 0o644)
 			os.WriteFile(filepath.Join(dir, "x.warc.zst"), out, 0o644)

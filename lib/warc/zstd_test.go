@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
 // zstdPerRecord compresses each byte range of plain as its own zstd frame,
@@ -82,10 +84,7 @@ func TestZstd(t *testing.T) {
 // TestZstdCLI reads a file compressed by the zstd command-line tool (one
 // frame for the whole file): records are read, flagged as sharing a frame.
 func TestZstdCLI(t *testing.T) {
-	zst, err := exec.LookPath("zstd")
-	if err != nil {
-		t.Skip("zstd CLI not installed")
-	}
+	zst := peertest.Need(t, "zstd", "zstd")
 	out := filepath.Join(t.TempDir(), "example.warc.zst")
 	if b, err := exec.Command(zst, "-q", "-o", out, fixtures+"example.warc").CombinedOutput(); err != nil {
 		t.Fatalf("zstd: %v %s", err, b)

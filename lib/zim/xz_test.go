@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arcport/arcport/lib/internal/peertest"
 	"github.com/arcport/arcport/lib/internal/zimtest"
 	"github.com/ulikunitz/xz"
 )
@@ -117,8 +118,8 @@ func TestXZMultiBlock(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := exec.LookPath("xz"); err != nil && tc.cli {
-				t.Skip("xz (XZ Utils) not installed")
+			if tc.cli {
+				peertest.Need(t, "xz", "xz-utils")
 			}
 			s := xzSpec(tc.enc)
 			b := build(t, s)
@@ -146,9 +147,7 @@ func TestXZMultiBlock(t *testing.T) {
 // multi-block cluster written by xz -T2 as we do.
 func TestXZMultiBlockVsOpenzim(t *testing.T) {
 	for _, tool := range []string{"zimdump", "xz"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
+		peertest.Need(t, tool, map[string]string{"zimdump": "zim-tools", "xz": "xz-utils"}[tool])
 	}
 	s := xzSpec(cliXZ("-T2", "--block-size=65536"))
 	p := filepath.Join(t.TempDir(), "multiblock.zim")

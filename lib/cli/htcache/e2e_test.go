@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
 // buildTool builds a command of this module into dir.
@@ -30,9 +32,7 @@ func buildTool(t *testing.T, dir, name string) string {
 // WACZ that waczpack validates and from which every page comes back as
 // served, the redirect with its status.
 func TestHTTrackToWACZ(t *testing.T) {
-	if _, err := exec.LookPath("httrack"); err != nil {
-		t.Skip("httrack not installed (Debian package httrack)")
-	}
+	peertest.Need(t, "httrack", "httrack")
 	pages := map[string]string{
 		"/":          `<html><body><a href="a.html">a</a> <a href="caf%C3%A9.html">café</a> <a href="moved">m</a> <img src="p.png"></body></html>`,
 		"/a.html":    "<html><body>page a</body></html>",

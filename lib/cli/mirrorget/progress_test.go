@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
 // slowSite serves n linked pages, each after a delay, so a crawl lasts long
@@ -47,10 +49,7 @@ func buildMirrorget(t *testing.T) string {
 // (util-linux script) and checks the refreshed status line appears there, and
 // that with stderr on a pipe nothing but data is written.
 func TestProgressOnTerminal(t *testing.T) {
-	script, err := exec.LookPath("script")
-	if err != nil {
-		t.Skip("script (util-linux) not installed: cannot give mirrorget a terminal")
-	}
+	script := peertest.Need(t, "script", "bsdutils") // gives mirrorget a terminal
 	bin := buildMirrorget(t)
 	srv := slowSite(12, 150*time.Millisecond)
 	defer srv.Close()

@@ -9,16 +9,16 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
 // needPeers skips unless openzim's zimdump and python3-libzim are here.
 func needPeers(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("zimdump"); err != nil {
-		t.Skip("openzim zimdump (Debian zim-tools) not installed")
-	}
+	peertest.Need(t, "zimdump", "zim-tools")
 	if err := exec.Command("/usr/bin/python3", "-c", "import libzim").Run(); err != nil {
-		t.Skip("python3-libzim not installed")
+		peertest.Missing(t, "python3-libzim", "/usr/bin/python3 cannot import libzim")
 	}
 }
 

@@ -15,14 +15,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
 // Need skips t when httrack is not installed.
 func Need(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("httrack"); err != nil {
-		t.Skip("httrack not installed (Debian package httrack)")
-	}
+	peertest.Need(t, "httrack", "httrack")
 }
 
 // Modified is the Last-Modified of every page of a Site.

@@ -1,6 +1,7 @@
 package peertest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +10,8 @@ import (
 )
 
 // TestFindWarcio finds the repository's warcio.js from this directory and
-// runs its CLI; with ARCPORT_WARCIO set it returns that directory as is.
+// runs its CLI; then finds it where a user points ($ARCPORT_WARCIO) and on
+// PATH, and refuses an $ARCPORT_WARCIO that holds no warcio.js.
 func TestFindWarcio(t *testing.T) {
 	node, cli := WarcioCLI(t)
 	want, _ := filepath.Abs("../../../scripts/npm/node_modules/warcio/dist/cli.js")
@@ -20,8 +22,68 @@ func TestFindWarcio(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "cdx-index") {
 		t.Errorf("warcio --help: %v\n%s", err, out)
 	}
-	t.Setenv("ARCPORT_WARCIO", "/elsewhere/warcio")
-	if _, dir, err := FindWarcio(); err != nil || dir != "/elsewhere/warcio" {
+	pkg := filepath.Dir(filepath.Dir(cli))
+
+	// a copy elsewhere, named by ARCPORT_WARCIO
+	elsewhere := filepath.Join(t.TempDir(), "warcio")
+	if err := os.Symlink(pkg, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ARCPORT_WARCIO", elsewhere)
+	if _, dir, err := FindWarcio(); err != nil || dir != elsewhere {
 		t.Errorf("with ARCPORT_WARCIO: %q, %v", dir, err)
 	}
+	t.Setenv("ARCPORT_WARCIO", "/elsewhere/warcio")
+	if _, _, err := FindWarcio(); err == nil || !strings.Contains(err.Error(), "/elsewhere/warcio") {
+		t.Errorf("ARCPORT_WARCIO without warcio.js: err %v", err)
+	}
+
+	// a `warcio` command on PATH, from a directory outside the repository
+	t.Setenv("ARCPORT_WARCIO", "")
+	binDir := t.TempDir()
+	if err := os.Symlink(cli, filepath.Join(binDir, "warcio")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", binDir+string(os.PathListSeparator)+filepath.Dir(node))
+	t.Chdir(t.TempDir())
+	if _, dir, err := FindWarcio(); err != nil || dir != pkg {
+		t.Errorf("warcio on PATH: %q, %v; want %s", dir, err, pkg)
+	}
+}
+
+// TestMissing: outside CI a missing peer skips with the line make test's
+// summary collects; under CI=true it fails.
+func TestMissing(t *testing.T) {
+	for _, ci := range []string{"", "true"} {
+		t.Setenv("CI", ci)
+		ft := &fakeTB{TB: t}
+		func() {
+			defer func() { recover() }()
+			Missing(ft, "httrack", "httrack not on PATH")
+		}()
+		if ci == "" && (!ft.skipped || ft.failed || !strings.HasPrefix(ft.msg, MissingPrefix+"httrack: ")) {
+			t.Errorf("CI=%q: skipped %v failed %v msg %q", ci, ft.skipped, ft.failed, ft.msg)
+		}
+		if ci == "true" && (ft.skipped || !ft.failed) {
+			t.Errorf("CI=%q: skipped %v failed %v msg %q", ci, ft.skipped, ft.failed, ft.msg)
+		}
+	}
+}
+
+// fakeTB records how Missing ended a test (Skipf and Fatalf stop the
+// calling goroutine in a real test; here they panic to the recover above).
+type fakeTB struct {
+	testing.TB
+	skipped, failed bool
+	msg             string
+}
+
+func (f *fakeTB) Helper() {}
+func (f *fakeTB) Skipf(format string, a ...any) {
+	f.skipped, f.msg = true, fmt.Sprintf(format, a...)
+	panic("skip")
+}
+func (f *fakeTB) Fatalf(format string, a ...any) {
+	f.failed, f.msg = true, fmt.Sprintf(format, a...)
+	panic("fatal")
 }
