@@ -175,7 +175,9 @@ func kindOf(err error) error {
 	case "NoSuchKey", "NoSuchBucket", "NotFound":
 		return ErrNotFound
 	case "AccessDenied", "SignatureDoesNotMatch", "InvalidAccessKeyId", "ExpiredToken",
-		"InvalidToken", "TokenRefreshRequired", "AllAccessDisabled", "AccountProblem":
+		"InvalidToken", "TokenRefreshRequired", "AllAccessDisabled", "AccountProblem",
+		// versitygw's answer (404) to an unknown access key ID
+		"XAdminUserNotFound":
 		return ErrAccessDenied
 	case "PreconditionFailed":
 		return ErrChanged

@@ -302,8 +302,17 @@ func TestWrongSecret(t *testing.T) {
 			t.Errorf("%s: %d requests, want 1 (no retry)", op, n)
 		}
 	}
+	// An access key the server does not know.
+	t.Setenv("AWS_SECRET_ACCESS_KEY", e.srv.Secret)
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAUNKNOWN")
 	e.proxy.Reset()
-	_, err := e.st.Open(context.Background(), "s3://bkt/missing")
+	_, err := New(Options{}).Open(context.Background(), "s3://bkt/k")
+	t.Logf("unknown key: %v", err)
+	if !errors.Is(err, ErrAccessDenied) || e.proxy.Stats().Requests != 1 || strings.Contains(err.Error(), e.srv.Secret) {
+		t.Errorf("unknown access key: %v after %d requests", err, e.proxy.Stats().Requests)
+	}
+	e.proxy.Reset()
+	_, err = e.st.Open(context.Background(), "s3://bkt/missing")
 	if !errors.Is(err, ErrNotFound) || e.proxy.Stats().Requests != 1 {
 		t.Errorf("missing key: %v after %d requests", err, e.proxy.Stats().Requests)
 	}
@@ -317,7 +326,7 @@ func TestWrongSecret(t *testing.T) {
 // TestSlowDown: 503 SlowDown for the next two requests is retried, for a
 // stream, a ranged read, a list and an upload.
 func TestSlowDown(t *testing.T) {
-	e := setup(t, Options{})
+	e := setup(t, Options{PartSize: 5 << 20})
 	data := random(300<<10, 3)
 	e.put(t, "k", data)
 	check := func(what string, f func() error) {
@@ -360,6 +369,14 @@ func TestSlowDown(t *testing.T) {
 	})
 	check("Create", func() error {
 		write(t, e.st, "s3://bkt/up", data)
+		return nil
+	})
+	big := random(12<<20, 3)
+	check("Create multipart", func() error {
+		write(t, e.st, "s3://bkt/up2", big)
+		if !bytes.Equal(readAll(t, e.st, "s3://bkt/up2"), big) {
+			return errors.New("bytes differ")
+		}
 		return nil
 	})
 	// More failures than retries: an error, not a hang.
@@ -431,6 +448,10 @@ func TestServerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f, err := st.OpenAt(context.Background(), "s3://bkt/k")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer r.Close()
 	h := sha256.New()
 	if _, err := io.CopyN(h, r, 1<<20); err != nil {
@@ -463,6 +484,23 @@ func TestServerRestart(t *testing.T) {
 	if e.srv.Starts() != 2 || ss.Requests < 3 || ss.Bytes != int64(len(data)) {
 		t.Errorf("starts %d, %v", e.srv.Starts(), ss)
 	}
+	// Again for a ranged read of a File opened before.
+	if err := e.srv.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		time.Sleep(200 * time.Millisecond)
+		runErr = e.srv.Run()
+	}()
+	p := make([]byte, 1000)
+	_, err = f.ReadAt(p, 20<<20)
+	wg.Wait()
+	if err != nil || runErr != nil || !bytes.Equal(p, data[20<<20:20<<20+1000]) {
+		t.Fatalf("ReadAt across a restart: %v, %v", err, runErr)
+	}
+	t.Logf("ReadAt across a restart: file %v", f.Stats())
 }
 
 // TestAbortUpload: an upload of several parts aborted, or whose context is

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -250,5 +251,38 @@ func TestLocal(t *testing.T) {
 	}
 	if _, err := st.Open(context.Background(), "s3:///k"); err == nil {
 		t.Error("s3 URL without bucket")
+	}
+}
+
+// TestStall: a body that stops arriving is dropped after ReadTimeout and
+// the read resumes by Range.
+func TestStall(t *testing.T) {
+	data := random(100<<10, 13)
+	var n atomic.Int64
+	release := make(chan struct{})
+	defer close(release)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+			w.Header().Set("ETag", `"e"`)
+			w.Write(data[:5000])
+			w.(http.Flusher).Flush()
+			select { // stall
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Header().Set("ETag", `"e"`)
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
+	}))
+	defer ts.Close()
+	st := New(Options{ReadTimeout: 300 * time.Millisecond, RetryBase: time.Millisecond})
+	if got := readAll(t, st, ts.URL+"/x"); !bytes.Equal(got, data) {
+		t.Fatalf("read %d bytes", len(got))
+	}
+	t.Logf("stalled after 5000 bytes: %d requests, store %v", n.Load(), st.Stats())
+	if n.Load() != 2 || st.Stats().Bytes != int64(len(data)) {
+		t.Errorf("%d requests, %v", n.Load(), st.Stats())
 	}
 }
