@@ -253,12 +253,5 @@ func wrap(op, name string, off int64, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	kind := kindOf(err)
-	if kind == ErrNotFound || kind == ErrAccessDenied {
-		// the status and S3 code say enough
-		if st, code := statusOf(err), codeOf(err); code == "" && st != 0 {
-			err = nil
-		}
-	}
-	return &Error{Op: op, URL: Redact(name), Offset: off, Kind: kind, Err: err}
+	return &Error{Op: op, URL: Redact(name), Offset: off, Kind: kindOf(err), Err: err}
 }

@@ -74,6 +74,7 @@ func (s *Store) OpenAt(ctx context.Context, name string) (*File, error) {
 		if err == nil || !retryable(err) || fails >= s.opts.Retries || ctx.Err() != nil {
 			break
 		}
+		s.logf("%s: retrying after attempt %d: %s", Redact(name), fails+1, oneLine(describe(err)))
 	}
 	if err != nil {
 		err = wrap("open", name, -1, err)

@@ -394,7 +394,8 @@ func TestSlowDown(t *testing.T) {
 // with Range requests and yields each byte once: the proxy sends exactly
 // the object's size in 3 GETs.
 func TestResumeCut(t *testing.T) {
-	e := setup(t, Options{})
+	var logs []string
+	e := setup(t, Options{Logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }})
 	data := random(4<<20, 4)
 	e.put(t, "k", data)
 	e.proxy.Reset()
@@ -408,6 +409,10 @@ func TestResumeCut(t *testing.T) {
 	t.Logf("cut twice after 1 MiB: proxy %+v; store %d requests %d bytes", ps, ss.Requests-before.Requests, ss.Bytes-before.Bytes)
 	if ps.Gets != 3 || ps.Bytes != int64(len(data)) || ss.Bytes-before.Bytes != int64(len(data)) {
 		t.Errorf("proxy %+v, store %v", ps, ss)
+	}
+	t.Logf("log: %q", logs)
+	if len(logs) != 2 || !strings.HasPrefix(logs[0], "s3://bkt/k: resuming at offset 1048576: ") || !strings.HasPrefix(logs[1], "s3://bkt/k: resuming at offset 2097152: ") {
+		t.Errorf("log %q", logs)
 	}
 }
 

@@ -82,6 +82,9 @@ type Options struct {
 	// and os.Stdout.
 	Stdin  io.Reader
 	Stdout io.Writer
+	// Logf, when set, is told of every retry and resume (for -v): the
+	// redacted URL, the offset and the cause, never a secret.
+	Logf func(format string, args ...any)
 }
 
 // Stats are the request and byte counts of a Store or a File.
@@ -163,6 +166,12 @@ func New(opts Options) *Store {
 	}
 	s.client.Transport = &counting{base: base, reqs: &s.reqs, bytes: &s.bytes}
 	return s
+}
+
+func (s *Store) logf(format string, args ...any) {
+	if s.opts.Logf != nil {
+		s.opts.Logf(format, args...)
+	}
 }
 
 // Stats returns the requests sent and bytes received by s so far, over

@@ -249,6 +249,10 @@ func TestLocal(t *testing.T) {
 	if _, err := st.Create(context.Background(), "https://h/x"); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("Create of https: %v", err)
 	}
+	_, err = st.Create(context.Background(), filepath.Join(dir, "nodir", "x.warc"))
+	if err == nil || err.Error() != filepath.Join(dir, "nodir", "x.warc")+": create: no such file or directory" {
+		t.Errorf("Create in a missing directory: %v", err)
+	}
 	if _, err := st.Open(context.Background(), "s3:///k"); err == nil {
 		t.Error("s3 URL without bucket")
 	}

@@ -150,6 +150,7 @@ func (st *stream) open() error {
 		if !retryable(err) || st.fails > st.s.opts.Retries {
 			return st.giveUp(op, err)
 		}
+		st.s.logf("%s: retrying at offset %d after attempt %d: %s", Redact(st.r.url()), st.off, st.fails, oneLine(describe(err)))
 	}
 }
 
@@ -242,6 +243,8 @@ func (st *stream) Read(p []byte) (int, error) {
 				st.err = wrap("read", st.r.url(), st.off, st.ctx.Err())
 			} else if st.fails++; !retryable(err) || st.fails > st.s.opts.Retries {
 				st.err = st.giveUp("read", err)
+			} else {
+				st.s.logf("%s: resuming at offset %d: %s", Redact(st.r.url()), st.off, oneLine(describe(err)))
 			}
 		}
 		if n > 0 {

@@ -94,7 +94,12 @@ type localWriter struct {
 func createLocal(name string) (*localWriter, error) {
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
-		return nil, err
+		// name the output, not the temporary file
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &Error{Op: "create", URL: name, Err: err}
 	}
 	return &localWriter{name: name, f: f}, nil
 }
