@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/arcport/arcport/lib/internal/s3test"
 )
 
 // TestProfile: credentials from AWS_SHARED_CREDENTIALS_FILE and the
@@ -102,5 +106,30 @@ func TestNoSignRequest(t *testing.T) {
 	}
 	if l, err := anon.List(context.Background(), "s3://bkt/"); err != nil || len(l) != 1 {
 		t.Errorf("anonymous list: %v %v", l, err)
+	}
+}
+
+// TestS3TLS: an https:// endpoint with a private CA, trusted through
+// AWS_CA_BUNDLE (read by the SDK) or Options.RootCAs; without either the
+// first request fails, once, with a one-line certificate error.
+func TestS3TLS(t *testing.T) {
+	srv := s3test.StartTLS(t)
+	srv.Bucket(t, "bkt")
+	srv.Setenv(t, srv.URL)
+	t.Setenv("AWS_CA_BUNDLE", srv.CAFile)
+	st := New(Options{})
+	write(t, st, "s3://bkt/k", []byte("over tls"))
+	if got := readAll(t, st, "s3://bkt/k"); string(got) != "over tls" {
+		t.Fatalf("AWS_CA_BUNDLE: %q", got)
+	}
+	os.Unsetenv("AWS_CA_BUNDLE")
+	if got := readAll(t, New(Options{RootCAs: srv.CertPool}), "s3://bkt/k"); string(got) != "over tls" {
+		t.Fatalf("RootCAs: %q", got)
+	}
+	st = New(Options{RetryBase: time.Millisecond})
+	_, err := st.Open(context.Background(), "s3://bkt/k")
+	t.Logf("untrusted: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "certificate") || strings.Contains(err.Error(), "\n") || st.Stats().Requests != 1 {
+		t.Errorf("untrusted endpoint: %v after %v", err, st.Stats())
 	}
 }

@@ -36,7 +36,8 @@ func (s *Store) s3client(ctx context.Context) (*s3Client, error) {
 				if tr.TLSClientConfig == nil {
 					tr.TLSClientConfig = &tls.Config{}
 				}
-				tr.TLSClientConfig.RootCAs = s.opts.RootCAs
+				// a copy: AWS_CA_BUNDLE is added to it
+				tr.TLSClientConfig.RootCAs = s.opts.RootCAs.Clone()
 			}
 		})
 		opts := []func(*config.LoadOptions) error{

@@ -3,6 +3,8 @@ package s3test
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -60,9 +62,13 @@ type Server struct {
 	Dir string
 	// Access and Secret are the root credentials the server accepts.
 	Access, Secret string
+	// CAFile and CertPool hold the test CA of a StartTLS server.
+	CAFile   string
+	CertPool *x509.CertPool
 
-	bin string
-	log string
+	bin           string
+	log           string
+	cert, certKey string // TLS files, or ""
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -75,6 +81,19 @@ type Server struct {
 // and stops it when t ends. Without the binary it skips t (fails it when
 // CI=true).
 func Start(t testing.TB) *Server {
+	t.Helper()
+	return start(t, false)
+}
+
+// StartTLS is Start serving https:// with a certificate for 127.0.0.1
+// signed by a test CA made for t: the CA is in CAFile (PEM, for
+// AWS_CA_BUNDLE) and CertPool.
+func StartTLS(t testing.TB) *Server {
+	t.Helper()
+	return start(t, true)
+}
+
+func start(t testing.TB, withTLS bool) *Server {
 	t.Helper()
 	bin, err := FindVersitygw()
 	if err != nil {
@@ -101,6 +120,12 @@ func Start(t testing.TB) *Server {
 	s.URL = "http://" + s.Addr
 	if err := os.Mkdir(s.Dir, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	if withTLS {
+		if err := s.makeCerts(tmp); err != nil {
+			t.Fatalf("s3test: certificates: %v", err)
+		}
+		s.URL = "https://" + s.Addr
 	}
 	t.Cleanup(func() { s.Kill() })
 	if err := s.Run(); err != nil {
@@ -131,8 +156,11 @@ func (s *Server) Run() error {
 		return err
 	}
 	defer logf.Close()
-	cmd := exec.Command(s.bin, "--access", s.Access, "--secret", s.Secret,
-		"--port", s.Addr, "posix", s.Dir)
+	args := []string{"--access", s.Access, "--secret", s.Secret, "--port", s.Addr}
+	if s.cert != "" {
+		args = append(args, "--cert", s.cert, "--key", s.certKey)
+	}
+	cmd := exec.Command(s.bin, append(args, "posix", s.Dir)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", s.bin, err)
@@ -141,6 +169,9 @@ func (s *Server) Run() error {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	client := &http.Client{Timeout: time.Second}
+	if s.CertPool != nil {
+		client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CertPool}}
+	}
 	// A readiness wait, not a timed assertion: the gateway starts in well
 	// under a second; 30s only bounds a broken start.
 	for deadline := time.Now().Add(30 * time.Second); ; {

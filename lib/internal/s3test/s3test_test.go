@@ -1,6 +1,7 @@
 package s3test
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net/http"
@@ -107,5 +108,29 @@ func TestProxyCut(t *testing.T) {
 	}
 	if st := p.Stats(); st.Requests != 2 || st.Faults != 1 || st.Bytes != int64(10+len(want)) {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestStartTLS: the server answers https:// with a certificate the test
+// CA signed, and is refused by a client without that CA.
+func TestStartTLS(t *testing.T) {
+	s := StartTLS(t)
+	if !strings.HasPrefix(s.URL, "https://") {
+		t.Fatal(s.URL)
+	}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.CertPool}}}
+	resp, err := c.Get(s.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Errorf("status %d", resp.StatusCode)
+	}
+	if _, err := (&http.Client{Transport: &http.Transport{}}).Get(s.URL + "/"); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("without the CA: %v", err)
+	}
+	if b, err := os.ReadFile(s.CAFile); err != nil || !strings.Contains(string(b), "BEGIN CERTIFICATE") {
+		t.Errorf("CA file: %v", err)
 	}
 }
