@@ -134,9 +134,11 @@ func TestRoundTrip(t *testing.T) {
 	for _, c := range []struct {
 		key  string
 		size int
-	}{{"dir/small.bin", 100 << 10}, {"dir/big.bin", 12 << 20}, {"empty", 0}} {
+		reqs int64 // to write: PutObject, or Create + parts + Complete
+	}{{"dir/small.bin", 100 << 10, 1}, {"dir/big.bin", 12 << 20, 5}, {"empty", 0, 1}} {
 		data := random(c.size, 1)
 		name := "s3://bkt/" + c.key
+		e.proxy.Reset()
 		w, err := e.st.Create(context.Background(), name)
 		if err != nil {
 			t.Fatal(err)
@@ -152,6 +154,9 @@ func TestRoundTrip(t *testing.T) {
 		}
 		if err := w.Commit(); !errors.Is(err, ErrClosed) {
 			t.Errorf("second Commit: %v", err)
+		}
+		if n := e.proxy.Stats().Requests - 1; n != c.reqs { // less the HEAD of exists
+			t.Errorf("%s: written with %d requests, want %d", c.key, n, c.reqs)
 		}
 		e.proxy.Reset()
 		got := readAll(t, e.st, name)
