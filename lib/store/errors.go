@@ -55,6 +55,7 @@ type Error struct {
 	Attempts int
 }
 
+// Error returns the one-line message.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.URL)

@@ -95,6 +95,7 @@ type Stats struct {
 	Bytes int64
 }
 
+// String returns "N requests, M bytes".
 func (s Stats) String() string {
 	return fmt.Sprintf("%d requests, %d bytes", s.Requests, s.Bytes)
 }
