@@ -133,3 +133,25 @@ func TestS3TLS(t *testing.T) {
 		t.Errorf("untrusted endpoint: %v after %v", err, st.Stats())
 	}
 }
+
+// TestNoCredentials: no credentials anywhere, or a profile that does not
+// exist: a one-line error naming the URL, at once (no request sent).
+func TestNoCredentials(t *testing.T) {
+	e := setup(t, Options{})
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	e.proxy.Reset()
+	_, err := New(Options{}).Open(context.Background(), "s3://bkt/k")
+	t.Logf("no credentials: %v", err)
+	if err == nil || !errors.Is(err, ErrAccessDenied) || !strings.HasPrefix(err.Error(), "s3://bkt/k: open: ") || strings.Contains(err.Error(), "\n") || e.proxy.Stats().Requests != 0 {
+		t.Errorf("no credentials: %v after %d requests", err, e.proxy.Stats().Requests)
+	}
+	t.Setenv("AWS_PROFILE", "nosuchprofile")
+	_, err = New(Options{}).Open(context.Background(), "s3://bkt/k")
+	t.Logf("missing profile: %v", err)
+	if err == nil || !strings.HasPrefix(err.Error(), "s3://bkt/k: open: ") || !strings.Contains(err.Error(), "nosuchprofile") || e.proxy.Stats().Requests != 0 {
+		t.Errorf("missing profile: %v", err)
+	}
+}

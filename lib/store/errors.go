@@ -109,6 +109,9 @@ func oneLine(s string) string {
 // S3 error code and message, not the SDK's operation chain; for URL errors
 // the cause, without the URL (which the Error names, redacted).
 func describe(err error) string {
+	if why := credentialsFailure(err); why != "" {
+		return "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or read anonymously (" + why + ")"
+	}
 	var api smithy.APIError
 	if errors.As(err, &api) {
 		s := api.ErrorCode()
@@ -172,8 +175,25 @@ func codeOf(err error) string {
 	return ""
 }
 
+// credentialsFailure returns the SDK's reason when err says no
+// credentials could be found or refreshed (the SDK has no typed error for
+// it), else "".
+func credentialsFailure(err error) string {
+	msg := err.Error()
+	if _, after, ok := strings.Cut(msg, "get credentials: "); ok {
+		// "failed to refresh cached credentials, no EC2 IMDS role found,
+		// operation error ec2imds: ...": the first clauses say enough
+		after, _, _ = strings.Cut(after, ", operation error")
+		return after
+	}
+	return ""
+}
+
 // kindOf classifies err as ErrNotFound, ErrAccessDenied, ErrChanged or nil.
 func kindOf(err error) error {
+	if credentialsFailure(err) != "" {
+		return ErrAccessDenied
+	}
 	switch codeOf(err) {
 	case "NoSuchKey", "NoSuchBucket", "NotFound":
 		return ErrNotFound

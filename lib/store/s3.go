@@ -63,7 +63,7 @@ func (s *Store) s3client(ctx context.Context) (*s3Client, error) {
 		}
 		cfg, err := config.LoadDefaultConfig(ctx, opts...)
 		if err != nil {
-			s.s3err = &Error{Op: "configure S3", URL: "s3://", Err: err}
+			s.s3err = fmt.Errorf("S3 configuration: %w", err)
 			return
 		}
 		if cfg.Region == "" {
@@ -214,7 +214,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	}
 	c, err := s.s3client(ctx)
 	if err != nil {
-		return nil, err
+		return nil, wrap("list", prefix, -1, err)
 	}
 	in := &s3.ListObjectsV2Input{Bucket: &bucket}
 	if key != "" {

@@ -73,7 +73,7 @@ func (s *Store) remote(ctx context.Context, name string) (remote, error) {
 	}
 	c, err := s.s3client(ctx)
 	if err != nil {
-		return nil, err
+		return nil, wrap("open", name, -1, err)
 	}
 	return &s3Object{c: c, name: name, bucket: bucket, key: key}, nil
 }

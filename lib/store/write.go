@@ -55,7 +55,7 @@ func (s *Store) Create(ctx context.Context, name string) (Writer, error) {
 	}
 	c, err := s.s3client(ctx)
 	if err != nil {
-		return nil, err
+		return nil, wrap("create", name, -1, err)
 	}
 	return s.createS3(ctx, c, name, bucket, key), nil
 }
