@@ -453,7 +453,7 @@ func TestServerRestart(t *testing.T) {
 	data := random(32<<20, 7)
 	e.put(t, "k", data)
 	// Straight to the server, no proxy: the server itself goes away.
-	st := New(Options{Endpoint: e.srv.URL, RetryBase: 50 * time.Millisecond, Retries: 10})
+	st := New(Options{Endpoint: e.srv.URL, RetryBase: 50 * time.Millisecond, Retries: 20})
 	r, err := st.Open(context.Background(), "s3://bkt/k")
 	if err != nil {
 		t.Fatal(err)

@@ -281,7 +281,7 @@ func TestStall(t *testing.T) {
 		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
 	}))
 	defer ts.Close()
-	st := New(Options{ReadTimeout: 300 * time.Millisecond, RetryBase: time.Millisecond})
+	st := New(Options{ReadTimeout: time.Second, RetryBase: time.Millisecond})
 	if got := readAll(t, st, ts.URL+"/x"); !bytes.Equal(got, data) {
 		t.Fatalf("read %d bytes", len(got))
 	}
