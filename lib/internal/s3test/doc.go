@@ -3,7 +3,8 @@
 // by make peers) with its posix backend in a test's temporary directory.
 // Start finds the binary, picks a free port, waits until the server answers
 // and stops it when the test ends; Server.Restart kills and restarts it on
-// the same port and directory for fault tests. Proxy is a small reverse proxy
+// the same port and directory for fault tests; StartTLS serves https://
+// with a certificate of a test CA (CAFile, for AWS_CA_BUNDLE). Proxy is a small reverse proxy
 // in front of the real server that counts requests and bytes and injects
 // faults (503 SlowDown answers, response bodies cut short).
 //
