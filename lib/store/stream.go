@@ -154,11 +154,13 @@ func (st *stream) open() error {
 	}
 }
 
-// giveUp is the error of a stream that stops after st.fails attempts.
+// giveUp is the error of a stream that stops: err, and the number of
+// attempts if it stops because the retries are spent.
 func (st *stream) giveUp(op string, err error) error {
+	again := retryable(err)
 	err = wrap(op, st.r.url(), st.off, err)
 	var e *Error
-	if errors.As(err, &e) && st.fails > 1 {
+	if errors.As(err, &e) && again && st.fails > 1 {
 		e.Attempts = st.fails
 	}
 	return err
