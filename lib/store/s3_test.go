@@ -2,12 +2,15 @@ package store
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -634,5 +637,42 @@ func TestBigUpload(t *testing.T) {
 	}
 	if !bytes.Equal(h.Sum(nil), h2.Sum(nil)) {
 		t.Fatal("read back differs")
+	}
+}
+
+// TestContentEncoding: an object stored with Content-Encoding: gzip (as
+// some tools upload .warc.gz) is read as its stored bytes, never
+// decompressed on the way, by Open and OpenAt.
+func TestContentEncoding(t *testing.T) {
+	e := setup(t, Options{})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(bytes.Repeat([]byte("WARC/1.1\r\n"), 1000))
+	zw.Close()
+	_, err := e.api(t).PutObject(context.Background(), &s3.PutObjectInput{
+		Bucket: aws.String("bkt"), Key: aws.String("a.warc.gz"), Body: bytes.NewReader(gz.Bytes()),
+		ContentEncoding: aws.String("gzip"), ContentType: aws.String("application/warc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, e.st, "s3://bkt/a.warc.gz"); !bytes.Equal(got, gz.Bytes()) {
+		t.Fatalf("Open: %d bytes, stored %d", len(got), gz.Len())
+	}
+	f, err := e.st.OpenAt(context.Background(), "s3://bkt/a.warc.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := make([]byte, 10)
+	if _, err := f.ReadAt(p, 0); err != nil || !bytes.Equal(p, gz.Bytes()[:10]) || f.Size() != int64(gz.Len()) {
+		t.Fatalf("ReadAt: %x %v", p, err)
+	}
+	// The same from an http server that labels the .gz file gzip-encoded.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(gz.Bytes()))
+	}))
+	defer ts.Close()
+	if got := readAll(t, e.st, ts.URL+"/a.warc.gz"); !bytes.Equal(got, gz.Bytes()) {
+		t.Fatalf("http Open: %d bytes, stored %d", len(got), gz.Len())
 	}
 }
