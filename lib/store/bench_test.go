@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arcport/arcport/lib/internal/s3test"
+	"github.com/arcport/arcport/lib/store/s3test"
 )
 
 // benchEnv is versitygw without the proxy, for throughput.

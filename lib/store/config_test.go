@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/arcport/arcport/lib/internal/s3test"
+	"github.com/arcport/arcport/lib/store/s3test"
 )
 
 // TestProfile: credentials from AWS_SHARED_CREDENTIALS_FILE and the

@@ -110,7 +110,7 @@ func oneLine(s string) string {
 // the cause, without the URL (which the Error names, redacted).
 func describe(err error) string {
 	if why := credentialsFailure(err); why != "" {
-		return "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or read anonymously (" + why + ")"
+		return "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or --no-sign-request for a public bucket (" + why + ")"
 	}
 	var api smithy.APIError
 	if errors.As(err, &api) {

@@ -18,6 +18,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/logging"
 )
 
 // s3Client is the S3 client of a Store.
@@ -42,6 +43,10 @@ func (s *Store) s3client(ctx context.Context) (*s3Client, error) {
 		})
 		opts := []func(*config.LoadOptions) error{
 			config.WithHTTPClient(bc),
+			// The SDK's own log lines (e.g. "WARN falling back to
+			// IMDSv1") would break the one-line error rule: errors
+			// reach the user through this package's *Error only.
+			config.WithLogger(logging.Nop{}),
 			config.WithRetryer(func() aws.Retryer {
 				// The SDK's standard retryer (exponential backoff with
 				// jitter on 5xx, throttling and connection errors)

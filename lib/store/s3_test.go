@@ -20,7 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/arcport/arcport/lib/internal/s3test"
+	"github.com/arcport/arcport/lib/store/s3test"
 )
 
 // env is a real versitygw behind a counting, fault-injecting proxy, a

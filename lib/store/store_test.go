@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arcport/arcport/lib/internal/s3test"
+	"github.com/arcport/arcport/lib/store/s3test"
 )
 
 // serve returns a handler serving data with Range support and an ETag,

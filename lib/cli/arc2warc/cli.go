@@ -98,8 +98,14 @@ func run(c *cli.Context, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	inputs := c.Args().Slice()
+	inputs, err := cliutil.ExpandInputs(c.Args().Slice())
+	if err != nil {
+		return err
+	}
 	if len(inputs) == 0 {
+		if c.NArg() > 0 {
+			return fmt.Errorf("%s: no objects under the prefix", c.Args().First())
+		}
 		inputs = []string{"-"}
 	}
 	if n := countStdin(inputs); n > 1 {
@@ -107,10 +113,10 @@ func run(c *cli.Context, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 
 	var out io.Writer = stdout
-	var af *cliutil.AtomicFile
+	var af cliutil.Output
 	outName := c.String("o")
 	if outName != "" && outName != "-" {
-		af, err = cliutil.CreateAtomic(outName)
+		af, err = cliutil.CreateOutput(outName)
 		if err != nil {
 			return err
 		}
@@ -160,12 +166,12 @@ func convert(name string, stdin io.Reader, w *warc.Writer, o options, stderr io.
 	if name == "-" {
 		in, display = stdin, "-"
 	} else {
-		f, err := os.Open(name)
+		f, shown, err := cliutil.OpenInput(name)
 		if err != nil {
 			return arc.Stats{}, err
 		}
 		defer f.Close()
-		in = f
+		in, display = f, shown
 	}
 	r, err := arc.NewReader(in, arc.WithName(display), arc.WithPolicy(o.policy), arc.WithProblemFunc(func(p *record.Problem) {
 		if !o.quiet {
@@ -180,7 +186,7 @@ func convert(name string, stdin io.Reader, w *warc.Writer, o options, stderr io.
 		return arc.Stats{}, err
 	}
 	copts := []arc.ConvertOption{
-		arc.WithSourceName(display),
+		arc.WithSourceName(baseName(display)),
 		arc.WithSoftware(arc.DefaultSoftware + " " + cliutil.Version),
 		arc.WithWARCVersion(o.version),
 		arc.WithDeterministicIDs(o.deterministic),

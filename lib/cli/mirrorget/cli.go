@@ -78,7 +78,7 @@ func SplitFilters(args []string) []string {
 var valueFlags = map[string]bool{"O": true, "o": true, "format": true, "c": true, "rate": true, "max-rate": true,
 	"r": true, "ext-depth": true, "scope": true, "filter": true, "robots": true, "user-agent": true, "header": true,
 	"cookies": true, "proxy": true, "timeout": true, "retries": true, "max-size": true, "follow-redirects": true,
-	"max-parse": true, "min-rate": true, "max-request-time": true}
+	"max-parse": true, "min-rate": true, "max-request-time": true, "part-size": true}
 
 // App returns the urfave/cli application.
 func App() *cli.App {

@@ -37,7 +37,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // valueFlags are the flags that take a value, for Reorder.
 var valueFlags = map[string]bool{
 	"o": true, "output": true, "title": true, "desc": true, "url": true, "pages": true,
-	"hash": true, "split": true, "ts": true, "tmpdir": true,
+	"hash": true, "split": true, "ts": true, "tmpdir": true, "part-size": true,
 }
 
 // commands are the subcommand names.

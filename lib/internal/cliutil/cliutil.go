@@ -1,6 +1,7 @@
 package cliutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/arcport/arcport/lib/store"
 )
 
 // Version is the toolkit's version, set at build time with
@@ -55,8 +58,8 @@ func (e *ExitError) Error() string { return e.Msg }
 // --version has no short form, since -v means verbose in every binary.
 func Run(app *cli.App) {
 	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
-	os.Args = append(os.Args[:1], ReorderArgs(app, os.Args[1:])...)
 	Prepare(app)
+	os.Args = append(os.Args[:1], ReorderArgs(app, os.Args[1:])...)
 	err := app.Run(os.Args)
 	os.Exit(Report(app.Name, err, os.Stderr))
 }
@@ -74,11 +77,17 @@ func Prepare(app *cli.App) {
 	if app.OnUsageError == nil {
 		app.OnUsageError = usage
 	}
+	if app.Action != nil || len(app.Commands) == 0 {
+		app.Flags = addFlags(app.Flags, StorageFlags())
+	}
 	var walk func([]*cli.Command)
 	walk = func(cmds []*cli.Command) {
 		for _, c := range cmds {
 			if c.OnUsageError == nil {
 				c.OnUsageError = usage
+			}
+			if c.Action != nil {
+				c.Flags = addFlags(c.Flags, StorageFlags())
 			}
 			walk(c.Subcommands)
 		}
@@ -234,11 +243,13 @@ const commitGrace = 5 * time.Millisecond
 var (
 	sigMu     sync.Mutex
 	tempFiles = map[string]bool{}
+	aborts    = map[int]func(){} // remote outputs to abort
+	abortID   int
 	sigCh     = make(chan os.Signal, 1)
 	sigOnce   sync.Once
 )
 
-func registerCleanup(name string) {
+func watchSignals() {
 	sigOnce.Do(func() {
 		signal.Notify(sigCh, os.Interrupt, syscall.SIGTERM)
 		go func() {
@@ -247,8 +258,28 @@ func registerCleanup(name string) {
 			handleSignal(s)
 		}()
 	})
+}
+
+func registerCleanup(name string) {
+	watchSignals()
 	sigMu.Lock()
 	tempFiles[name] = true
+	sigMu.Unlock()
+}
+
+// registerAbort has abort run if SIGINT or SIGTERM ends the process.
+func registerAbort(abort func()) int {
+	watchSignals()
+	sigMu.Lock()
+	defer sigMu.Unlock()
+	abortID++
+	aborts[abortID] = abort
+	return abortID
+}
+
+func unregisterAbort(id int) {
+	sigMu.Lock()
+	delete(aborts, id)
 	sigMu.Unlock()
 }
 
@@ -265,16 +296,26 @@ func handleSignal(s os.Signal) {
 	for f := range tempFiles {
 		os.Remove(f)
 	}
+	for _, abort := range aborts {
+		abort() // aborts the multipart upload: no object, no parts left
+	}
 	if s == syscall.SIGTERM {
 		os.Exit(143)
 	}
 	os.Exit(130)
 }
 
-// OpenInput opens name for reading; "" and "-" mean stdin.
+// OpenInput opens name for reading; "" and "-" mean stdin; s3:// and
+// http(s):// names are streamed (one GET, resumed by Range after a dropped
+// connection; see lib/store). The name returned is the one to show in
+// messages (without credentials).
 func OpenInput(name string) (io.ReadCloser, string, error) {
 	if name == "" || name == "-" {
 		return io.NopCloser(os.Stdin), "-", nil
+	}
+	if IsRemote(name) {
+		r, err := Store().Open(context.Background(), name)
+		return r, store.Redact(name), err
 	}
 	f, err := os.Open(name)
 	if err != nil {

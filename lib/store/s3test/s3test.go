@@ -98,9 +98,9 @@ func start(t testing.TB, withTLS bool) *Server {
 	bin, err := FindVersitygw()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("s3test: %v", err)
+			t.Fatalf("missing peer versitygw: %v (CI=true: every peer must be installed)", err)
 		}
-		t.Skipf("s3test: SKIPPING the S3 test: %v", err)
+		t.Skipf("missing peer versitygw: %v", err)
 	}
 	port, err := freePort()
 	if err != nil {

@@ -1,0 +1,231 @@
+package cliutil
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/arcport/arcport/lib/store"
+)
+
+// Where inputs and outputs are opened: every name a tool takes (a path,
+// "-", s3://bucket/key, s3://bucket/prefix/, http(s)://) goes through one
+// store.Store, configured by the storage flags that Prepare adds to every
+// binary and command.
+var (
+	storeMu   sync.Mutex
+	storeOpts store.Options
+	theStore  *store.Store
+)
+
+// Store returns the store.Store the tools open names with, made from the
+// storage flags at its first use. AWS_MAX_ATTEMPTS (as the AWS CLI reads
+// it: attempts in all, 1 = no retry) bounds the retries of a failed
+// s3:// or http(s):// request; the default is 6 attempts.
+func Store() *store.Store {
+	storeMu.Lock()
+	defer storeMu.Unlock()
+	if theStore == nil {
+		o := storeOpts
+		if v := os.Getenv("AWS_MAX_ATTEMPTS"); v != "" {
+			if n, err := strconv.Atoi(v); err == nil && n >= 1 {
+				o.Retries = n - 1
+				if o.Retries == 0 {
+					o.Retries = -1 // none (0 would mean the default)
+				}
+			}
+		}
+		theStore = store.New(o)
+	}
+	return theStore
+}
+
+// addFlags appends to flags those of more whose names it lacks.
+func addFlags(flags []cli.Flag, more []cli.Flag) []cli.Flag {
+	have := map[string]bool{}
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			have[n] = true
+		}
+	}
+	for _, f := range more {
+		if !have[f.Names()[0]] {
+			flags = append(flags, f)
+		}
+	}
+	return flags
+}
+
+// setStoreOption changes the store's options before its first use.
+func setStoreOption(set func(*store.Options)) {
+	storeMu.Lock()
+	defer storeMu.Unlock()
+	set(&storeOpts)
+	theStore = nil
+}
+
+// StorageFlags are the flags that configure object storage, as the AWS CLI
+// names them where it has them.
+func StorageFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "no-sign-request", Usage: "read s3:// anonymously (public buckets), as the AWS CLI's --no-sign-request",
+			Action: func(_ *cli.Context, v bool) error {
+				setStoreOption(func(o *store.Options) { o.NoSignRequest = v })
+				return nil
+			}},
+		&cli.StringFlag{Name: "part-size", Usage: "multipart upload part `SIZE` for -o s3:// (suffixes k, m, g; default 16m, at least 5m)",
+			Action: func(_ *cli.Context, v string) error {
+				n, err := ParseSize(v)
+				if err != nil || n < 5<<20 {
+					return Usagef("--part-size %q: want a size of at least 5m", v)
+				}
+				setStoreOption(func(o *store.Options) { o.PartSize = n })
+				return nil
+			}},
+	}
+}
+
+// ParseSize parses a byte count with an optional k, m, g or t suffix
+// (powers of 1024).
+func ParseSize(s string) (int64, error) {
+	if s == "" {
+		return 0, fmt.Errorf("empty size")
+	}
+	mult := int64(1)
+	switch s[len(s)-1] {
+	case 'k', 'K':
+		mult = 1 << 10
+	case 'm', 'M':
+		mult = 1 << 20
+	case 'g', 'G':
+		mult = 1 << 30
+	case 't', 'T':
+		mult = 1 << 40
+	}
+	num := s
+	if mult > 1 {
+		num = s[:len(s)-1]
+	}
+	var n int64
+	if _, err := fmt.Sscanf(num, "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != num {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	if n > (1<<62)/mult {
+		return 0, fmt.Errorf("size %q too large", s)
+	}
+	return n * mult, nil
+}
+
+// ExpandInputs turns a tool's input arguments into the names to read: an
+// s3://bucket/prefix/ becomes every object under it, in key order; other
+// names stay as they are.
+func ExpandInputs(args []string) ([]string, error) {
+	return Store().Expand(context.Background(), args)
+}
+
+// IsRemote reports whether name is an s3:// or http(s):// URL.
+func IsRemote(name string) bool { return store.IsRemote(name) }
+
+// RandomAccess is an input read in place: a local file or a remote object
+// read by ranges.
+type RandomAccess interface {
+	io.ReaderAt
+	io.Closer
+	Size() int64
+}
+
+type localRA struct {
+	*os.File
+	size int64
+}
+
+func (l *localRA) Size() int64 { return l.size }
+
+// OpenAt opens name for random access: a local file, or an s3:// or
+// http(s):// object read by ranged requests through a block cache.
+func OpenAt(name string) (RandomAccess, error) {
+	if store.IsRemote(name) {
+		return Store().OpenAt(context.Background(), name)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	return &localRA{f, st.Size()}, nil
+}
+
+// Output is where a tool writes a result that must appear whole or not at
+// all: Commit publishes it, Abort (a no-op after Commit) discards it.
+type Output interface {
+	io.Writer
+	Commit() error
+	Abort()
+}
+
+// CreateOutput opens name for writing: a local path (an AtomicFile: a
+// temporary file beside it, renamed by Commit), or s3://bucket/key (a
+// streaming multipart upload completed by Commit). On SIGINT or SIGTERM
+// before Commit, the temporary file is removed or the upload aborted, so
+// nothing is left under the name. "-" and "" are not outputs of this kind:
+// write to standard output instead.
+func CreateOutput(name string) (Output, error) {
+	if !store.IsRemote(name) {
+		return CreateAtomic(name)
+	}
+	w, err := Store().Create(context.Background(), name)
+	if err != nil {
+		return nil, err
+	}
+	o := &remoteOutput{w: w}
+	o.id = registerAbort(func() { w.Abort() })
+	return o, nil
+}
+
+type remoteOutput struct {
+	w    store.Writer
+	id   int
+	done bool
+}
+
+func (o *remoteOutput) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// Commit completes the upload, unless a termination signal has arrived:
+// then the handler aborts it and ends the process.
+func (o *remoteOutput) Commit() error {
+	if o.done {
+		return nil
+	}
+	o.done = true
+	sigMu.Lock()
+	select {
+	case s := <-sigCh:
+		handleSignal(s) // does not return
+	default:
+	}
+	delete(aborts, o.id)
+	sigMu.Unlock()
+	return o.w.Commit()
+}
+
+func (o *remoteOutput) Abort() {
+	if o.done {
+		return
+	}
+	o.done = true
+	unregisterAbort(o.id)
+	o.w.Abort()
+}
