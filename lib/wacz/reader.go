@@ -64,6 +64,21 @@ func Open(ra io.ReaderAt, size int64, name string) (*Reader, error) {
 	return r, nil
 }
 
+// OpenCloser is Open for an r that Close must close, such as a remote
+// object read by ranges; r is closed as well when OpenCloser fails.
+func OpenCloser(r interface {
+	io.ReaderAt
+	io.Closer
+}, size int64, name string) (*Reader, error) {
+	wr, err := Open(r, size, name)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	wr.c = r
+	return wr, nil
+}
+
 // OpenFile opens the WACZ file at path; Close closes it.
 func OpenFile(path string) (*Reader, error) {
 	f, err := os.Open(path)

@@ -151,7 +151,8 @@ func OpenEmbedded(name string, offset, size int64, opts ...Option) (*Archive, er
 	return a, nil
 }
 
-// New reads the archive of size bytes readable through r.
+// New reads the archive of size bytes readable through r (for example a
+// remote object read by ranges).
 func New(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
 	o := defaultOptions()
 	for _, f := range opts {
@@ -162,6 +163,21 @@ func New(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
 	if err := a.init(); err != nil {
 		return nil, err
 	}
+	return a, nil
+}
+
+// NewCloser is New for an r that Close must close (closed as well when
+// NewCloser fails).
+func NewCloser(r interface {
+	io.ReaderAt
+	io.Closer
+}, size int64, opts ...Option) (*Archive, error) {
+	a, err := New(r, size, opts...)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	a.closer = r
 	return a, nil
 }
 

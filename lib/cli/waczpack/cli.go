@@ -13,6 +13,7 @@ import (
 
 	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/wacz"
 	"github.com/urfave/cli/v2"
@@ -237,8 +238,14 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 		}
 		opts.PageList, opts.PageListHeader = reqs, hdr
 	}
-	inputs := c.Args().Slice()
+	inputs, err := cliutil.ExpandInputs(c.Args().Slice())
+	if err != nil {
+		return err
+	}
 	if len(inputs) == 0 {
+		if c.NArg() > 0 {
+			return fmt.Errorf("%s: no objects under the prefix", c.Args().First())
+		}
 		inputs = []string{"-"}
 	}
 	stdinUsed := 0
@@ -249,6 +256,9 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	}
 	if stdinUsed > 1 {
 		return cliutil.Usagef("stdin (-) given more than once")
+	}
+	if cliutil.IsRemote(out) {
+		return fmt.Errorf("%s: writing a WACZ to object storage is not supported yet: write it locally, then upload it", store.Redact(out))
 	}
 	if opts.TempDir == "" {
 		opts.TempDir = dirOf(out)
@@ -266,6 +276,14 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 		var r io.Reader
 		if name == "-" {
 			r = stdin
+		} else if cliutil.IsRemote(name) {
+			f, _, err := cliutil.OpenInput(name)
+			if err != nil {
+				w.Close()
+				return err
+			}
+			r = f
+			defer f.Close()
 		} else {
 			f, err := os.Open(name)
 			if err != nil {
@@ -326,7 +344,7 @@ func validate(c *cli.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, err := wacz.OpenFile(name)
+	r, err := openWACZ(name)
 	if err != nil {
 		return err
 	}
@@ -366,7 +384,7 @@ func list(c *cli.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, err := wacz.OpenFile(name)
+	r, err := openWACZ(name)
 	if err != nil {
 		return err
 	}
@@ -405,7 +423,7 @@ func get(c *cli.Context, stdout io.Writer) error {
 		}
 		ts = t
 	}
-	r, err := wacz.OpenFile(name)
+	r, err := openWACZ(name)
 	if err != nil {
 		return err
 	}
@@ -464,8 +482,14 @@ func recordErr(name string, cp *wacz.Capture, err error) error {
 }
 
 func index(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
-	files := c.Args().Slice()
+	files, err := cliutil.ExpandInputs(c.Args().Slice())
+	if err != nil {
+		return err
+	}
 	if len(files) == 0 {
+		if c.NArg() > 0 {
+			return fmt.Errorf("%s: no objects under the prefix", c.Args().First())
+		}
 		files = []string{"-"}
 	}
 	bw := bufio.NewWriterSize(stdout, 256<<10)
@@ -478,7 +502,14 @@ func index(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
 	for _, name := range files {
 		var r io.Reader = stdin
 		var ra io.ReaderAt
-		if name != "-" {
+		if cliutil.IsRemote(name) {
+			f, shown, err := cliutil.OpenInput(name)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			r, name = f, shown
+		} else if name != "-" {
 			f, err := os.Open(name)
 			if err != nil {
 				return err
@@ -509,4 +540,18 @@ func index(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// openWACZ opens a WACZ for reading in place: a local file, or an s3:// or
+// http(s):// object read by ranged requests (the zip's end records and
+// central directory, then only the entries and records asked for).
+func openWACZ(name string) (*wacz.Reader, error) {
+	if !cliutil.IsRemote(name) {
+		return wacz.OpenFile(name)
+	}
+	ra, err := cliutil.OpenAt(name)
+	if err != nil {
+		return nil, err
+	}
+	return wacz.OpenCloser(ra, ra.Size(), store.Redact(name))
 }

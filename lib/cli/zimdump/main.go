@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/zim"
 )
 
@@ -116,6 +117,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func openArchive(p *parsed) (*zim.Archive, error) {
+	if cliutil.IsRemote(p.file) && !p.has("offset") {
+		// s3:// or http(s)://: header, pointer lists and clusters are
+		// read in place by ranged requests through a block cache
+		ra, err := cliutil.OpenAt(p.file)
+		if err != nil {
+			return nil, err
+		}
+		return zim.NewCloser(ra, ra.Size(), zim.WithName(store.Redact(p.file)))
+	}
 	if !p.has("offset") {
 		return zim.Open(p.file)
 	}
