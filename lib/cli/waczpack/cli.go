@@ -13,8 +13,8 @@ import (
 
 	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/internal/cliutil"
-	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/wacz"
 	"github.com/urfave/cli/v2"
 )
