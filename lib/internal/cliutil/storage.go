@@ -32,6 +32,12 @@ func Store() *store.Store {
 	defer storeMu.Unlock()
 	if theStore == nil {
 		o := storeOpts
+		// 64 KiB blocks, 4 MiB of cache: a lookup in a remote WACZ or
+		// ZIM reads a few small ranges (zip directory, index block,
+		// record; pointer lists and dirents) rather than 256 KiB each
+		if o.BlockSize == 0 {
+			o.BlockSize, o.CacheBlocks = 64<<10, 64
+		}
 		if v := os.Getenv("AWS_MAX_ATTEMPTS"); v != "" {
 			if n, err := strconv.Atoi(v); err == nil && n >= 1 {
 				o.Retries = n - 1
