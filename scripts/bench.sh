@@ -16,6 +16,12 @@
 #   mirrorget  mirrorget vs wget -r -p (one connection)    <= 0.5 and finds
 #              mirrorget vs httrack        every URL both peers find (informative)
 #   htcache    htcache export vs `unzip -p new.zip | gzip -6`         (informative)
+#   storage    the same work with inputs and outputs in S3 (a real versitygw
+#              on loopback) vs local files:
+#              arc2warc s3:// -> s3:// vs local -> local                  <= 1.3
+#              waczpack create s3:// -> local vs local -> local           <= 1.3
+#              waczpack get s3:// (one capture) vs local                  (informative;
+#              requests and bytes in the notes, from ARCPORT_STORE_STATS)
 #
 # Environment:
 #   BENCH_REPEAT   runs per command, the median is reported (default 3;
@@ -58,7 +64,7 @@ IN=$BENCH_DIR/in   # cached inputs
 R=$BENCH_DIR/run   # outputs of this run
 WARCIO=scripts/npm/node_modules/.bin/warcio
 OPENZIM=/usr/bin/zimdump
-SECTIONS=(arc2warc waczpack zimdump mirrorget htcache)
+SECTIONS=(arc2warc waczpack zimdump mirrorget htcache storage)
 
 mkdir -p "$IN" "$R"
 ROWS=$R/rows.tsv CMDS=$R/commands.txt NOTES=$R/notes.txt
@@ -420,6 +426,76 @@ bench_htcache() {
     "HTTrack cache $(mib "$(stat -c %s "$site/hts-cache/new.zip")") MiB, $n entries" \
     htcache "$ours" unzip "$peer" - yes \
     "htcache export output: $(mib "$(stat -c %s "$R/htcache-out.warc.gz")") MiB WARC.gz"
+}
+
+# storage: versitygw (make peers) on a free loopback port, its posix backend
+# in $BENCH_DIR/s3 (buckets are folders), with the inputs of the arc2warc and
+# waczpack sections copied in as objects.
+S3_PID=
+start_s3() {
+  [ -z "$S3_PID" ] || return 0
+  local vgw
+  vgw=$(command -v versitygw || echo "$(go env GOPATH)/bin/versitygw")
+  [ -x "$vgw" ] || { log "versitygw missing: run make peers"; return 1; }
+  local port
+  for port in $(seq 19150 19250); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+  done
+  rm -rf "$BENCH_DIR/s3"
+  mkdir -p "$BENCH_DIR/s3/bench"
+  export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret-$RANDOM$RANDOM AWS_REGION=us-east-1
+  export AWS_ENDPOINT_URL_S3=http://127.0.0.1:$port AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent
+  "$vgw" --access "$AWS_ACCESS_KEY_ID" --secret "$AWS_SECRET_ACCESS_KEY" --port "127.0.0.1:$port" posix "$BENCH_DIR/s3" \
+    >"$R/versitygw.log" 2>&1 &
+  S3_PID=$!
+  trap 'kill "$S3_PID" "$SITE_PID" 2>/dev/null || true; cleanup' EXIT
+  local i
+  for i in $(seq 100); do
+    curl -s -o /dev/null "$AWS_ENDPOINT_URL_S3" && return 0
+    sleep 0.1
+  done
+  log "versitygw did not start (see $R/versitygw.log)"
+  return 1
+}
+
+bench_storage() {
+  need_bin arc2warc waczpack || return 1
+  start_s3 || return 1
+  local arcin warcin s3=$BENCH_DIR/s3/bench
+  arcin=$(gen_arc arc "$ARC_RECORDS")
+  warcin=$(gen_arc warc "$WARC_RECORDS")
+  mkdir -p "$s3/arc" "$s3/warc" "$s3/out"
+  cp "$arcin" "$s3/arc/in.arc.gz"
+  cp "$warcin" "$s3/warc/in.warc.gz"
+
+  local ours="$B/arc2warc -q s3://bench/arc/in.arc.gz -o s3://bench/out/a.warc.gz"
+  local peer="$B/arc2warc -q $arcin -o $R/storage-a.warc.gz"
+  bench_pair s3-arc2warc "$ours" local-arc2warc "$peer"
+  add_row "arc2warc s3->s3 vs local->local" "ARC.gz $(mib "$(stat -c %s "$arcin")") MiB" \
+    s3-arc2warc "$ours" local-arc2warc "$peer" 1.3 yes \
+    "s3 output $(stat -c %s "$s3/out/a.warc.gz") bytes, local $(stat -c %s "$R/storage-a.warc.gz") bytes (the input's name is recorded)"
+
+  ours="$B/waczpack create -q -o $R/storage-s3.wacz s3://bench/warc/"
+  peer="$B/waczpack create -q -o $R/storage-local.wacz $warcin"
+  bench_pair s3-wacz "$ours" local-wacz "$peer"
+  add_row "waczpack create s3 prefix vs local" "WARC.gz $(mib "$(stat -c %s "$warcin")") MiB" \
+    s3-wacz "$ours" local-wacz "$peer" 1.3 yes \
+    "WACZ output to s3:// not supported yet: both write a local WACZ"
+
+  # get: one capture from the middle of the listing
+  cp "$R/storage-local.wacz" "$s3/site.wacz"
+  local line url ts
+  line=$("$B/waczpack" ls "$R/storage-local.wacz" | awk '$2 == "200" && $4 ~ /^http/' >"$R/storage-ls.txt"
+    sed -n "$((($(wc -l <"$R/storage-ls.txt") + 1) / 2))p" "$R/storage-ls.txt")
+  ts=$(echo "$line" | awk '{print $1}') url=$(echo "$line" | awk '{print $4}')
+  ours="$B/waczpack get s3://bench/site.wacz '$url' --ts $ts"
+  peer="$B/waczpack get $R/storage-local.wacz '$url' --ts $ts"
+  bench_pair s3-get "$ours" local-get "$peer"
+  local stats
+  stats=$(ARCPORT_STORE_STATS=1 bash -c "$ours" 2>&1 >/dev/null | sed -n 's/^waczpack: storage: //p')
+  add_row "waczpack get s3 vs local" "WACZ $(mib "$(stat -c %s "$s3/site.wacz")") MiB, one capture" \
+    s3-get "$ours" local-get "$peer" - yes \
+    "remote get of one capture: $stats (issue 14 budget: 8 requests, 1 MiB)"
 }
 
 # --- report ----------------------------------------------------------------

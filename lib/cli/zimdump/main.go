@@ -19,7 +19,9 @@ import (
 // and moving options in front of the command (cliutil.Run's reordering)
 // would take the command for the value of "-o" or "--url".
 func Main() {
-	os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
+	rc := Run(os.Args[1:], os.Stdout, os.Stderr)
+	cliutil.ReportStoreStats("zimdump", os.Stderr)
+	os.Exit(rc)
 }
 
 // exitException is openzim zimdump's status after an exception (its main

@@ -61,7 +61,25 @@ func Run(app *cli.App) {
 	Prepare(app)
 	os.Args = append(os.Args[:1], ReorderArgs(app, os.Args[1:])...)
 	err := app.Run(os.Args)
+	ReportStoreStats(app.Name, os.Stderr)
 	os.Exit(Report(app.Name, err, os.Stderr))
+}
+
+// ReportStoreStats prints, when ARCPORT_STORE_STATS is set, how many
+// requests and body bytes the run's s3:// and http(s):// reads and writes
+// took ("NAME: storage: N requests, M bytes"), for benchmarks and checks.
+func ReportStoreStats(name string, w io.Writer) {
+	if os.Getenv("ARCPORT_STORE_STATS") == "" {
+		return
+	}
+	storeMu.Lock()
+	s := theStore
+	storeMu.Unlock()
+	var st store.Stats
+	if s != nil {
+		st = s.Stats()
+	}
+	fmt.Fprintf(w, "%s: storage: %s\n", name, st)
 }
 
 // Prepare sets what every arcport binary shares on app before it runs: the
