@@ -56,7 +56,7 @@ func (r *Root) check(op, rel string, n int) (string, error) {
 // symlinkAt is ErrSymlink naming the component that is a link.
 type symlinkAt struct{ at string }
 
-func (e *symlinkAt) Error() string  { return "symbolic link refused at " + e.at }
+func (e *symlinkAt) Error() string   { return "symbolic link refused at " + e.at }
 func (e *symlinkAt) Is(t error) bool { return t == ErrSymlink }
 
 // OpenFile opens the file rel as os.OpenFile does, refusing symbolic

@@ -80,7 +80,7 @@ func (r *Root) walk(comps []string, mkdir bool, perm uint32) (int, error) {
 // symlinkAt is ErrSymlink naming the component that is a link.
 type symlinkAt struct{ at string }
 
-func (e *symlinkAt) Error() string  { return "symbolic link refused at " + e.at }
+func (e *symlinkAt) Error() string   { return "symbolic link refused at " + e.at }
 func (e *symlinkAt) Is(t error) bool { return t == ErrSymlink }
 
 func errSymlinkAt(comps []string) error { return &symlinkAt{strings.Join(comps, "/")} }
@@ -348,11 +348,13 @@ type fileInfo struct {
 
 func newInfo(name string, st *unix.Stat_t) *fileInfo { return &fileInfo{name, *st} }
 
-func (fi *fileInfo) Name() string       { return fi.name }
-func (fi *fileInfo) Size() int64        { return fi.st.Size }
-func (fi *fileInfo) IsDir() bool        { return fi.Mode().IsDir() }
-func (fi *fileInfo) Sys() any           { return &fi.st }
-func (fi *fileInfo) ModTime() time.Time { return time.Unix(int64(fi.st.Mtim.Sec), int64(fi.st.Mtim.Nsec)) }
+func (fi *fileInfo) Name() string { return fi.name }
+func (fi *fileInfo) Size() int64  { return fi.st.Size }
+func (fi *fileInfo) IsDir() bool  { return fi.Mode().IsDir() }
+func (fi *fileInfo) Sys() any     { return &fi.st }
+func (fi *fileInfo) ModTime() time.Time {
+	return time.Unix(int64(fi.st.Mtim.Sec), int64(fi.st.Mtim.Nsec))
+}
 
 func (fi *fileInfo) Mode() fs.FileMode {
 	m := uint32(fi.st.Mode)
