@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/arcport/arcport/lib/crawl"
 	"github.com/arcport/arcport/lib/htcache"
 	"github.com/arcport/arcport/lib/httpmsg"
+	"github.com/arcport/arcport/lib/internal/safefs"
 	"github.com/arcport/arcport/lib/links"
 	"github.com/arcport/arcport/lib/mirror"
 )
@@ -27,20 +29,31 @@ import (
 // so that links to saved files are relative and all others absolute. The
 // cache keeps original bodies of pages and the validators that let the next
 // run ask "has it changed?".
+//
+// Everything in DIR is written through a safefs.Root: a symbolic link
+// planted there (to a file or a folder) or a name leaving DIR is refused,
+// reported on one line naming the path, and the rest of the mirror goes
+// on; finish then fails (exit status 1).
 type localMirror struct {
 	dir   string
+	root  *safefs.Root
 	namer *mirror.Namer
 	logf  func(string, ...any)
+
+	refMu    sync.Mutex
+	refused  int   // paths refused by root
+	firstRef error // the first of them
 
 	mu      sync.Mutex // guards old*, read by crawler workers
 	old     *htcache.Cache
 	oldPath string
 	oldEnts map[string]*htcache.Entry // previous run, by canonical URL
 
-	cacheTmp string
+	noCache  bool   // hts-cache/ refused: no cache read or written
+	cacheTmp string // relative to dir
 	cacheF   *os.File
 	cw       *htcache.Writer
-	dirs     map[string]bool // directories known to exist
+	dirs     map[string]bool // directories known to exist, relative to dir
 
 	saved   map[string]bool // local paths present and current in this run
 	visited map[string]bool // URLs written to the new cache
@@ -54,7 +67,7 @@ type page struct{ url, path, mime string }
 
 // prepared is a body decoded to a temporary file by prepare.
 type prepared struct {
-	tmp  string
+	tmp  string // relative to the mirror's folder
 	size int64
 	raw  bool // kept as received: decoded, it is larger than the parse limit
 }
@@ -87,7 +100,7 @@ func (m *localMirror) prepare(cp *crawl.Capture) error {
 		}
 		cp.Warnings = append(ws, warning)
 	}
-	os.Chmod(p.tmp, 0o644)
+	m.root.Chmod(p.tmp, 0o644)
 	cp.Value = p
 	return nil
 }
@@ -113,14 +126,42 @@ func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any)) (*loca
 			m.seeds = append(m.seeds, u)
 		}
 	}
-	cacheDir := filepath.Join(dir, "hts-cache")
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	newZip := filepath.Join(cacheDir, "new.zip")
+	root, err := safefs.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	m.root = root
+	opened := false
+	defer func() {
+		if !opened {
+			root.Close()
+		}
+	}()
+	cacheDir := filepath.Join(dir, "hts-cache")
 	oldZip := filepath.Join(cacheDir, "old.zip")
-	_, errNew := os.Stat(newZip)
-	_, errOld := os.Stat(oldZip)
+	err = root.MkdirAll("hts-cache", 0o755)
+	var errNew, errOld error
+	if err == nil {
+		if _, errNew = root.Stat(relNewZip); safefs.Refused(errNew) {
+			err = errNew
+		} else if _, errOld = root.Stat(relOldZip); safefs.Refused(errOld) {
+			err = errOld
+		}
+	}
+	if safefs.Refused(err) {
+		// the pages are still written; the cache is not
+		m.refuse(dir, err)
+		m.noCache = true
+		m.cw = htcache.NewWriter(io.Discard)
+		opened = true
+		return m, nil
+	}
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case errNew == nil && errOld == nil:
 		// An update that did not finish (HTTrack's or ours) left both:
@@ -131,12 +172,12 @@ func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any)) (*loca
 			return nil, fmt.Errorf("%s: %w", cacheDir, err)
 		}
 		m.oldPath = oldZip
-		if err := os.Rename(newZip, oldZip); err != nil {
+		if err := root.Rename(relNewZip, relOldZip); err != nil {
 			return nil, err
 		}
 	case errNew == nil:
 		// An update: the previous cache becomes old.zip, as HTTrack does.
-		if err := os.Rename(newZip, oldZip); err != nil {
+		if err := root.Rename(relNewZip, relOldZip); err != nil {
 			return nil, err
 		}
 		fallthrough
@@ -145,13 +186,32 @@ func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any)) (*loca
 			return nil, fmt.Errorf("%s: %w", oldZip, err)
 		}
 	}
-	f, err := os.CreateTemp(cacheDir, ".new.zip.tmp-*")
+	f, tmp, err := root.CreateTemp("hts-cache", ".new.zip.tmp-*")
 	if err != nil {
 		return nil, err
 	}
-	m.cacheTmp, m.cacheF = f.Name(), f
+	m.cacheTmp, m.cacheF = tmp, f
 	m.cw = htcache.NewWriter(f)
+	opened = true
 	return m, nil
+}
+
+// The cache files, relative to the mirror's folder.
+const (
+	relNewZip = "hts-cache/new.zip"
+	relOldZip = "hts-cache/old.zip"
+)
+
+// refuse reports a path refused by the root (what names the URL or the
+// folder it was written for) and counts it for finish.
+func (m *localMirror) refuse(what string, err error) {
+	m.refMu.Lock()
+	defer m.refMu.Unlock()
+	m.refused++
+	if m.firstRef == nil {
+		m.firstRef = err
+	}
+	m.logf("%s: not written: %v", what, err)
 }
 
 // loadOld reads the previous run's cache (a cache file, or hts-cache/
@@ -195,7 +255,7 @@ func (m *localMirror) loadOld(p string) error {
 }
 
 func (m *localMirror) exists(rel string) bool {
-	st, err := os.Stat(filepath.Join(m.dir, filepath.FromSlash(rel)))
+	st, err := m.root.Stat(rel)
 	return err == nil && st.Mode().IsRegular()
 }
 
@@ -265,7 +325,7 @@ func (m *localMirror) save(cp *crawl.Capture) error {
 	}
 	m.unsave(cp.URL)
 	if p, ok := cp.Value.(*prepared); ok {
-		os.Remove(p.tmp)
+		m.root.Remove(p.tmp)
 	}
 	return m.addEntry(cp.URL, meta, nil)
 }
@@ -289,8 +349,8 @@ func (m *localMirror) cacheBody(cp *crawl.Capture, meta *htcache.Meta) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(p.tmp)
-	f, err := os.Open(p.tmp)
+	defer m.root.Remove(p.tmp)
+	f, err := m.root.Open(p.tmp)
 	if err != nil {
 		return err
 	}
@@ -309,7 +369,7 @@ func (m *localMirror) spoolBody(cp *crawl.Capture) (*prepared, string, error) {
 		return nil, "", err
 	}
 	defer body.Close()
-	f, err := os.CreateTemp(m.dir, ".mirrorget-body-*")
+	f, tmp, err := m.root.CreateTemp("", ".mirrorget-body-*")
 	if err != nil {
 		return nil, "", err
 	}
@@ -324,7 +384,7 @@ func (m *localMirror) spoolBody(cp *crawl.Capture) (*prepared, string, error) {
 		cerr = err
 	}
 	if cerr != nil || limit >= 0 && n > limit {
-		os.Remove(f.Name())
+		m.root.Remove(tmp)
 		p, err := m.spoolRaw(cp)
 		if cerr == nil {
 			return p, fmt.Sprintf("decoded body larger than %d bytes: kept in the mirror as received (Content-Encoding: %s)",
@@ -333,7 +393,7 @@ func (m *localMirror) spoolBody(cp *crawl.Capture) (*prepared, string, error) {
 		// a body that does not decode is kept as received
 		return p, "", err
 	}
-	return &prepared{tmp: f.Name(), size: n}, "", nil
+	return &prepared{tmp: tmp, size: n}, "", nil
 }
 
 // spoolRaw writes the body as received, content codings kept, to a
@@ -344,7 +404,7 @@ func (m *localMirror) spoolRaw(cp *crawl.Capture) (*prepared, error) {
 		return cp.Response.Section(cp.BodyOffset, cp.Response.Size()-cp.BodyOffset)
 	}
 	copyTo := func(r io.Reader) (*prepared, error) {
-		f, err := os.CreateTemp(m.dir, ".mirrorget-body-*")
+		f, tmp, err := m.root.CreateTemp("", ".mirrorget-body-*")
 		if err != nil {
 			return nil, err
 		}
@@ -353,10 +413,10 @@ func (m *localMirror) spoolRaw(cp *crawl.Capture) (*prepared, error) {
 			cerr = err
 		}
 		if cerr != nil {
-			os.Remove(f.Name())
+			m.root.Remove(tmp)
 			return nil, cerr
 		}
-		return &prepared{tmp: f.Name(), size: n, raw: true}, nil
+		return &prepared{tmp: tmp, size: n, raw: true}, nil
 	}
 	if cp.Head.Chunked() {
 		if p, err := copyTo(httpmsg.NewChunkedReader(section())); err == nil {
@@ -375,27 +435,34 @@ func (m *localMirror) saveFile(cp *crawl.Capture, meta *htcache.Meta) error {
 	}
 	rel, err := m.namer.Name(cp.URL, cp.Head.ContentType())
 	if err != nil {
-		os.Remove(p.tmp)
+		m.root.Remove(p.tmp)
 		m.logf("%s: no local name: %v", cp.URL, err)
 		return m.addEntry(cp.URL, meta, nil)
 	}
-	dst := filepath.Join(m.dir, filepath.FromSlash(rel))
-	if d := filepath.Dir(dst); !m.dirs[d] {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			os.Remove(p.tmp)
-			return err
+	if d := path.Dir(rel); !m.dirs[d] {
+		err = m.root.MkdirAll(d, 0o755)
+		if err == nil {
+			m.dirs[d] = true
 		}
-		m.dirs[d] = true
 	}
-	if err := os.Rename(p.tmp, dst); err != nil {
-		os.Remove(p.tmp)
+	if err == nil {
+		err = m.root.Rename(p.tmp, rel)
+	}
+	if err != nil {
+		m.root.Remove(p.tmp)
+		if safefs.Refused(err) {
+			// not saved: kept in the cache as one without a local copy
+			m.refuse(cp.URL, err)
+			m.unsave(cp.URL)
+			return m.addEntry(cp.URL, meta, nil)
+		}
 		return err
 	}
 	m.saved[rel] = true
 	meta.Save, meta.Size = rel, p.size
 	if isPage(cp.MIME(), cp.URL) && !p.raw {
 		m.pages = append(m.pages, page{cp.URL, rel, cp.MIME()})
-		f, err := os.Open(dst)
+		f, err := m.root.Open(rel)
 		if err != nil {
 			return err
 		}
@@ -422,12 +489,16 @@ func (m *localMirror) keep(cp *crawl.Capture) error {
 		if err != nil {
 			return err
 		}
-		err = writeFile(filepath.Join(m.dir, filepath.FromSlash(rel)), body)
+		err = m.writeFile(rel, body)
 		body.Close()
-		if err != nil {
+		switch {
+		case safefs.Refused(err):
+			m.refuse(cp.URL, err)
+		case err != nil:
 			return err
+		default:
+			m.pages = append(m.pages, page{cp.URL, rel, meta.ContentType})
 		}
-		m.pages = append(m.pages, page{cp.URL, rel, meta.ContentType})
 	}
 	if meta.Save != "" && m.exists(meta.Save) {
 		m.saved[meta.Save] = true
@@ -449,11 +520,13 @@ func (m *localMirror) copyOld(u string, e *htcache.Entry) error {
 	return m.addEntry(u, &meta, body)
 }
 
-func writeFile(dst string, r io.Reader) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+// writeFile writes r to rel in the mirror, through a temporary file
+// renamed into place.
+func (m *localMirror) writeFile(rel string, r io.Reader) error {
+	if err := m.root.MkdirAll(path.Dir(rel), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(dst), ".mirrorget-*")
+	f, tmp, err := m.root.CreateTemp(path.Dir(rel), ".mirrorget-*")
 	if err != nil {
 		return err
 	}
@@ -462,11 +535,11 @@ func writeFile(dst string, r io.Reader) error {
 		cerr = err
 	}
 	if cerr == nil {
-		os.Chmod(f.Name(), 0o644)
-		cerr = os.Rename(f.Name(), dst)
+		m.root.Chmod(tmp, 0o644)
+		cerr = m.root.Rename(tmp, rel)
 	}
 	if cerr != nil {
-		os.Remove(f.Name())
+		m.root.Remove(tmp)
 	}
 	return cerr
 }
@@ -539,7 +612,9 @@ func (m *localMirror) finish() error {
 		go func() {
 			defer wg.Done()
 			for p := range work {
-				if err := m.rewrite(rw, p); err != nil {
+				if err := m.rewrite(rw, p); safefs.Refused(err) {
+					m.refuse(p.url, err)
+				} else if err != nil {
 					logMu.Lock()
 					m.logf("%s: %v", p.path, err)
 					logMu.Unlock()
@@ -571,16 +646,33 @@ func (m *localMirror) finish() error {
 	}
 	keep(m.cw.SetComment("mirrorget " + strings.Join(m.seeds, " ")))
 	keep(m.cw.Close())
-	keep(m.cacheF.Close())
-	if first == nil {
-		keep(os.Rename(m.cacheTmp, filepath.Join(m.dir, "hts-cache", "new.zip")))
-		if m.oldPath != "" {
-			os.Remove(m.oldPath)
+	switch {
+	case m.noCache:
+	case first == nil:
+		keep(m.cacheF.Close())
+		if err := m.root.Rename(m.cacheTmp, relNewZip); safefs.Refused(err) {
+			m.root.Remove(m.cacheTmp)
+			m.refuse(m.dir, err)
+		} else {
+			keep(err)
 		}
-	} else {
-		os.Remove(m.cacheTmp)
+		if m.oldPath != "" {
+			m.root.Remove(relOldZip)
+		}
+	default:
+		keep(m.cacheF.Close())
+		m.root.Remove(m.cacheTmp)
 	}
-	keep(m.writeIndex())
+	if err := m.writeIndex(); safefs.Refused(err) {
+		m.refuse(m.dir, err)
+	} else {
+		keep(err)
+	}
+	keep(m.root.Close())
+	if first == nil && m.refused > 0 {
+		first = fmt.Errorf("%s: %d path(s) refused, not written (symbolic link, or a name leaving the folder); the first: %w",
+			m.dir, m.refused, m.firstRef)
+	}
 	return first
 }
 
@@ -593,18 +685,17 @@ func (m *localMirror) rewrite(rw *mirror.Rewriter, p page) error {
 	if parse == nil || err != nil {
 		return nil
 	}
-	src := filepath.Join(m.dir, filepath.FromSlash(p.path))
-	scan, err := os.Open(src)
+	scan, err := m.root.Open(p.path)
 	if err != nil {
 		return err
 	}
 	defer scan.Close()
-	in, err := os.Open(src)
+	in, err := m.root.Open(p.path)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.CreateTemp(filepath.Dir(src), ".mirrorget-rw-*")
+	out, tmp, err := m.root.CreateTemp(path.Dir(p.path), ".mirrorget-rw-*")
 	if err != nil {
 		return err
 	}
@@ -627,11 +718,11 @@ func (m *localMirror) rewrite(rw *mirror.Rewriter, p page) error {
 		werr = err
 	}
 	if werr == nil {
-		os.Chmod(out.Name(), 0o644)
-		werr = os.Rename(out.Name(), src)
+		m.root.Chmod(tmp, 0o644)
+		werr = m.root.Rename(tmp, p.path)
 	}
 	if werr != nil {
-		os.Remove(out.Name())
+		m.root.Remove(tmp)
 		return werr
 	}
 	return report
@@ -640,13 +731,15 @@ func (m *localMirror) rewrite(rw *mirror.Rewriter, p page) error {
 // writeIndex writes DIR/index.html pointing at the start pages, as HTTrack
 // writes a top index, unless a file of that name is there already.
 func (m *localMirror) writeIndex() error {
-	p := filepath.Join(m.dir, "index.html")
-	if _, err := os.Stat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
+	const p = "index.html"
+	if _, err := m.root.Stat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
 		if err == nil {
-			b, _ := os.ReadFile(p)
+			b, _ := m.root.ReadFile(p)
 			if !strings.Contains(string(b), "<!-- mirrorget index -->") {
 				return nil
 			}
+		} else if safefs.Refused(err) {
+			return err
 		} else {
 			return nil
 		}
@@ -661,5 +754,5 @@ func (m *localMirror) writeIndex() error {
 		fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a></li>\n", html.EscapeString(mirror.RelURL("index.html", rel)), html.EscapeString(s))
 	}
 	b.WriteString("</ul></body></html>\n")
-	return writeFile(p, strings.NewReader(b.String()))
+	return m.writeFile(p, strings.NewReader(b.String()))
 }

@@ -41,6 +41,28 @@ func Refused(err error) bool {
 	return errors.Is(err, ErrSymlink) || errors.Is(err, ErrEscape)
 }
 
+// symlinkAt is ErrSymlink naming the component that is a link, when that
+// is not the whole path.
+type symlinkAt struct{ at string }
+
+func (e *symlinkAt) Is(t error) bool { return t == ErrSymlink }
+
+func (e *symlinkAt) Error() string {
+	if e.at == "" {
+		return ErrSymlink.Error()
+	}
+	return ErrSymlink.Error() + " at " + e.at
+}
+
+// pathError is an *fs.PathError; a symlinkAt naming the path itself names
+// nothing more.
+func pathError(op, rel string, err error) error {
+	if s, ok := err.(*symlinkAt); ok && s.at == strings.Trim(filepath.ToSlash(rel), "/") {
+		err = &symlinkAt{}
+	}
+	return &fs.PathError{Op: op, Path: rel, Err: err}
+}
+
 // split checks rel and returns its components, "" and "." dropped. rel is
 // slash-separated (filepath.ToSlash is applied).
 func split(op, rel string) ([]string, error) {

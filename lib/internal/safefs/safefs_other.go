@@ -44,7 +44,7 @@ func (r *Root) check(op, rel string, n int) (string, error) {
 			break // missing: nothing below it to follow
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return "", &fs.PathError{Op: op, Path: rel, Err: &symlinkAt{strings.Join(comps[:i], "/")}}
+			return "", pathError(op, rel, &symlinkAt{strings.Join(comps[:i], "/")})
 		}
 	}
 	if len(comps) == 0 {
@@ -52,12 +52,6 @@ func (r *Root) check(op, rel string, n int) (string, error) {
 	}
 	return strings.Join(comps, "/"), nil
 }
-
-// symlinkAt is ErrSymlink naming the component that is a link.
-type symlinkAt struct{ at string }
-
-func (e *symlinkAt) Error() string   { return "symbolic link refused at " + e.at }
-func (e *symlinkAt) Is(t error) bool { return t == ErrSymlink }
 
 // OpenFile opens the file rel as os.OpenFile does, refusing symbolic
 // links.

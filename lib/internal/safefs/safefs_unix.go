@@ -77,13 +77,7 @@ func (r *Root) walk(comps []string, mkdir bool, perm uint32) (int, error) {
 	return fd, nil
 }
 
-// symlinkAt is ErrSymlink naming the component that is a link.
-type symlinkAt struct{ at string }
-
-func (e *symlinkAt) Error() string   { return "symbolic link refused at " + e.at }
-func (e *symlinkAt) Is(t error) bool { return t == ErrSymlink }
-
-func errSymlinkAt(comps []string) error { return &symlinkAt{strings.Join(comps, "/")} }
+func errSymlinkAt(comps []string) error { return &symlinkAt{at: strings.Join(comps, "/")} }
 
 // dir opens the folder comps below the root: openat2 in one call where the
 // kernel has it, else walk.
@@ -143,7 +137,7 @@ func (r *Root) OpenFD(rel string, flag int, perm uint32) (int, error) {
 	if fallBack(err) {
 		dfd, derr := r.dir(comps[:len(comps)-1], false, 0)
 		if derr != nil {
-			return -1, &fs.PathError{Op: "open", Path: rel, Err: derr}
+			return -1, pathError("open", rel, derr)
 		}
 		last := comps[len(comps)-1]
 		fd, err = retry(func() (int, error) { return unix.Openat(dfd, last, flag, perm) })
@@ -151,7 +145,7 @@ func (r *Root) OpenFD(rel string, flag int, perm uint32) (int, error) {
 		r.closeDir(dfd)
 	}
 	if err != nil {
-		return -1, &fs.PathError{Op: "open", Path: rel, Err: err}
+		return -1, pathError("open", rel, err)
 	}
 	return fd, nil
 }
@@ -178,7 +172,7 @@ func (r *Root) OpenDirFD(rel string) (int, error) {
 	}
 	fd, err := r.dir(comps, false, 0)
 	if err != nil {
-		return -1, &fs.PathError{Op: "open", Path: rel, Err: err}
+		return -1, pathError("open", rel, err)
 	}
 	return fd, nil
 }
@@ -198,7 +192,7 @@ func (r *Root) at(op, rel string, mkdir bool, f func(dfd int, name string, comps
 		r.closeDir(dfd)
 	}
 	if err != nil {
-		return &fs.PathError{Op: op, Path: rel, Err: err}
+		return pathError(op, rel, err)
 	}
 	return nil
 }
@@ -221,7 +215,7 @@ func (r *Root) MkdirAll(rel string, perm os.FileMode) error {
 		fd, err = r.walk(comps, true, uint32(perm.Perm()))
 	}
 	if err != nil {
-		return &fs.PathError{Op: "mkdir", Path: rel, Err: err}
+		return pathError("mkdir", rel, err)
 	}
 	r.closeDir(fd)
 	return nil
@@ -260,7 +254,7 @@ func (r *Root) Rename(oldrel, newrel string) error {
 		return err
 	}
 	fail := func(p string, err error) error {
-		return &os.LinkError{Op: "rename", Old: oldrel, New: newrel, Err: &fs.PathError{Op: "rename", Path: p, Err: err}}
+		return pathError("rename", p, err)
 	}
 	if len(oc) == 0 || len(nc) == 0 {
 		return fail(oldrel, unix.EINVAL)
@@ -336,7 +330,7 @@ func (r *Root) Stat(rel string) (fs.FileInfo, error) {
 	fi, err := r.Lstat(rel)
 	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		comps, _ := split("stat", rel)
-		return nil, &fs.PathError{Op: "stat", Path: rel, Err: errSymlinkAt(comps)}
+		return nil, pathError("stat", rel, errSymlinkAt(comps))
 	}
 	return fi, err
 }
