@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/arcport/arcport/lib/internal/safefs"
 )
 
 // DumpOptions configures Archive.Dump.
@@ -109,8 +111,12 @@ func truncateName(name string, n int) string {
 // bytes), redirects as HTML refresh pages or symbolic links, files that
 // cannot be written at their place in dir/_exceptions/. Unlike zimdump it
 // never writes outside dir: see SafeRelPath; it never follows a symbolic
-// link it finds on the way either. Clusters are decompressed in parallel,
-// each once, ahead of the goroutines that create the files: see writeAll.
+// link it finds in dir either (every path is opened below dir with
+// lib/internal/safefs): such a link, to a file or a folder, is reported
+// on o.Log ("DIR/path: symbolic link refused, ..."), the entries it
+// would take are not written, the others are, and Dump then fails.
+// Clusters are decompressed in parallel, each once, ahead of the
+// goroutines that create the files: see writeAll.
 func (a *Archive) Dump(dir string, o DumpOptions) error {
 	if o.Workers <= 0 {
 		o.Workers = min(runtime.GOMAXPROCS(0), 8)
@@ -124,11 +130,17 @@ func (a *Archive) Dump(dir string, o DumpOptions) error {
 		return err
 	}
 	plan, dirs, fatal := a.planDump(dir, order, o)
-	d := &dumper{a: a, dir: dir, o: o, realDirs: map[string]bool{"": true}}
+	d := &dumper{a: a, dir: dir, o: o, realDirs: map[string]bool{"": true}, linkDirs: map[string]bool{}, reported: map[string]bool{}}
+	// without the folder every file fails, as with os.Mkdir's error
+	// ignored before: they go to the errors folder, which fails too
+	if root, err := safefs.OpenRoot(dir); err == nil {
+		d.root = root
+		defer root.Close()
+	}
 	for _, rd := range dirs {
 		d.mkdirs(rd)
 	}
-	d.dirs = openDirs(dir, dirs)
+	d.dirs = openDirs(d.root, dirs)
 	defer d.dirs.close()
 	// links first: their places were checked by the plan
 	for i := range plan {
@@ -145,7 +157,17 @@ func (a *Archive) Dump(dir string, o DumpOptions) error {
 	if err != nil {
 		return err
 	}
-	return fatal
+	if fatal != nil {
+		return fatal
+	}
+	if n := d.refused.Load(); n > 0 {
+		what := "entries"
+		if n == 1 {
+			what = "entry"
+		}
+		return fmt.Errorf("symbolic links refused in %s: %d %s not written", dir, n, what)
+	}
+	return nil
 }
 
 // planDump decides, in zimdump's order, where each entry goes, simulating
@@ -276,8 +298,12 @@ type dumper struct {
 	a         *Archive
 	dir       string
 	o         DumpOptions
+	root      *safefs.Root // dir; nil when it cannot be opened
 	mu        sync.Mutex
 	realDirs  map[string]bool
+	linkDirs  map[string]bool // folders below a symbolic link (refused), read-only once writing starts
+	reported  map[string]bool // symbolic links reported, guarded by mu
+	refused   atomic.Int64    // entries not written for a symbolic link
 	dirs      dirSet
 	logs      []logLine
 	failed    []*dumpItem // files whose place failed, for the errors folder
@@ -292,7 +318,8 @@ type logLine struct {
 }
 
 // mkdirs creates rel (a safe relative directory) below dir, refusing to
-// go through anything that is not a real directory.
+// go through anything that is not a real directory; a symbolic link on
+// the way is reported, and the files below it are refused.
 func (d *dumper) mkdirs(rel string) {
 	comps := strings.Split(rel, "/")
 	for i := range comps {
@@ -300,17 +327,52 @@ func (d *dumper) mkdirs(rel string) {
 		if d.realDirs[pre] {
 			continue
 		}
-		full := filepath.Join(d.dir, pre)
-		if err := os.Mkdir(full, 0o777); err == nil {
+		if d.root == nil {
+			return
+		}
+		if err := d.root.Mkdir(pre, 0o777); err == nil {
 			d.realDirs[pre] = true
 			continue
 		}
-		if st, err := os.Lstat(full); err == nil && st.IsDir() {
+		st, err := d.root.Lstat(pre)
+		if err == nil && st.IsDir() {
 			d.realDirs[pre] = true
 			continue
+		}
+		if err == nil && st.Mode()&os.ModeSymlink != 0 || errors.Is(err, safefs.ErrSymlink) {
+			d.linkDirs[rel] = true
+			d.reportLink(-1, pre)
 		}
 		return
 	}
+}
+
+// reportLink logs, once, that the symbolic link rel was not written
+// through.
+func (d *dumper) reportLink(order int, rel string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.reported[rel] {
+		return
+	}
+	d.reported[rel] = true
+	d.logs = append(d.logs, logLine{order, d.dir + "/" + rel + ": symbolic link refused, nothing written through it"})
+}
+
+// placeFailed handles an item whose place could not be opened (err nil:
+// its folder is not a real one): refused when a symbolic link is on the
+// way, else left for the errors folder.
+func (d *dumper) placeFailed(it *dumpItem, err error) {
+	if errors.Is(err, safefs.ErrSymlink) {
+		d.reportLink(it.order, it.rel)
+		d.refused.Add(1)
+		return
+	}
+	if i := strings.LastIndexByte(it.rel, '/'); i >= 0 && d.linkDirs[it.rel[:i]] {
+		d.refused.Add(1) // the link was reported by mkdirs
+		return
+	}
+	d.deferItem(it)
 }
 
 // parentOK reports whether every directory above rel is a real directory
@@ -324,15 +386,30 @@ func (d *dumper) parentOK(rel string) bool {
 }
 
 func (d *dumper) symlink(it *dumpItem) error {
-	full := filepath.Join(d.dir, it.rel)
 	if !d.parentOK(it.rel) {
+		if i := strings.LastIndexByte(it.rel, '/'); i >= 0 && d.linkDirs[it.rel[:i]] {
+			d.refused.Add(1) // below a symbolic link, reported by mkdirs
+			return nil
+		}
 		return fmt.Errorf("Error creating symlink from %s to %s", d.dir+"/"+it.rel, it.link)
 	}
-	if err := os.Symlink(it.link, full); err != nil {
+	err := syscallEBADF
+	if d.root != nil {
+		err = d.root.Symlink(it.link, it.rel)
+	}
+	if errors.Is(err, safefs.ErrSymlink) {
+		d.placeFailed(it, err)
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("Error creating symlink from %s to %s", d.dir+"/"+it.rel, it.link)
 	}
 	return nil
 }
+
+// syscallEBADF is the error of a write when the dump folder could not be
+// opened.
+var syscallEBADF error = &os.PathError{Op: "open", Path: ".", Err: os.ErrInvalid}
 
 // writeAll writes the files and stubs, one cluster per task.
 //
@@ -506,13 +583,13 @@ func (d *dumper) parallel(keys []uint32, groups map[uint32][]*dumpItem, group fu
 			for batch := range toCreate[c] {
 				for _, j := range batch {
 					if !d.parentOK(j.it.rel) {
-						d.deferItem(j.it)
+						d.placeFailed(j.it, nil)
 						j.ref.release()
 						continue
 					}
 					f, err := d.dirs.create(d.dir, j.it.rel)
 					if err != nil {
-						d.deferItem(j.it)
+						d.placeFailed(j.it, err)
 						j.ref.release()
 						continue
 					}
@@ -724,12 +801,12 @@ func (q *seqBlobs) close() {
 // left for the errors folder (see writeAll).
 func (d *dumper) placeBytes(it *dumpItem, b []byte) {
 	if !d.parentOK(it.rel) {
-		d.deferItem(it)
+		d.placeFailed(it, nil)
 		return
 	}
 	f, err := d.dirs.create(d.dir, it.rel)
 	if err != nil {
-		d.deferItem(it)
+		d.placeFailed(it, err)
 		return
 	}
 	if err := writeClose(f, b); err != nil {
@@ -770,33 +847,48 @@ func (d *dumper) writeReader(it *dumpItem, r io.Reader) error {
 	if d.toErrors {
 		return d.writeError(it, r)
 	}
-	if d.parentOK(it.rel) {
-		f, err := os.OpenFile(filepath.Join(d.dir, it.rel), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o644)
-		if err == nil {
-			_, werr := io.Copy(f, r)
-			cerr := f.Close()
-			if werr == nil && cerr == nil {
-				return nil
-			}
-			var fe *FormatError
-			if errors.As(werr, &fe) {
-				return werr
-			}
-			if werr == nil {
-				werr = cerr
-			}
-			return fmt.Errorf("writing %s: %v", filepath.Join(d.dir, it.rel), werr)
-		}
+	if !d.parentOK(it.rel) {
+		d.placeFailed(it, nil)
+		return nil
 	}
-	d.deferItem(it)
-	return nil
+	f, err := d.dirs.createFile(d.dir, it.rel)
+	if err != nil {
+		d.placeFailed(it, err)
+		return nil
+	}
+	_, werr := io.Copy(f, r)
+	cerr := f.Close()
+	if werr == nil && cerr == nil {
+		return nil
+	}
+	var fe *FormatError
+	if errors.As(werr, &fe) {
+		return werr
+	}
+	if werr == nil {
+		werr = cerr
+	}
+	return fmt.Errorf("writing %s: %v", filepath.Join(d.dir, it.rel), werr)
 }
 
 func (d *dumper) writeError(it *dumpItem, r io.Reader) error {
 	base := d.dir + "/"
-	os.Mkdir(base+"_exceptions", 0o777)
 	target := base + ErrorsDir + errorsName(it.rel)
-	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o644)
+	var f *os.File
+	err := syscallEBADF
+	if d.root != nil {
+		d.root.Mkdir(ErrorsDir, 0o777)
+		f, err = d.root.OpenFile(ErrorsDir+errorsName(it.rel), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	}
+	if errors.Is(err, safefs.ErrSymlink) {
+		link := ErrorsDir + errorsName(it.rel)
+		if st, err := d.root.Lstat(ErrorsDir); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			link = strings.TrimSuffix(ErrorsDir, "/")
+		}
+		d.reportLink(it.order, link)
+		d.refused.Add(1)
+		return nil
+	}
 	if err == nil {
 		_, err = io.Copy(f, r)
 		if cerr := f.Close(); err == nil {

@@ -4,22 +4,33 @@ package zim
 
 import (
 	"os"
-	"path/filepath"
-)
+	"syscall"
 
-const oNoFollow = 0
+	"github.com/arcport/arcport/lib/internal/safefs"
+)
 
 type fileHandle = *os.File
 
-type dirSet struct{}
+// dirSet creates the dump's files below its root (nil when the dump
+// folder could not be opened).
+type dirSet struct{ root *safefs.Root }
 
-func openDirs(root string, dirs []string) dirSet { return dirSet{} }
+func openDirs(root *safefs.Root, dirs []string) dirSet { return dirSet{root} }
 
 func (dirSet) close() {}
 
-func (dirSet) create(root, rel string) (fileHandle, error) {
-	return os.OpenFile(filepath.Join(root, rel), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+// create creates (or truncates) the regular file rel below root for
+// writing, never through a symbolic link (the error then matches
+// safefs.ErrSymlink).
+func (s dirSet) create(root, rel string) (fileHandle, error) {
+	if s.root == nil {
+		return nil, &os.PathError{Op: "open", Path: root + "/" + rel, Err: syscall.EBADF}
+	}
+	return s.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 }
+
+// createFile is create.
+func (s dirSet) createFile(root, rel string) (*os.File, error) { return s.create(root, rel) }
 
 func writeClose(f fileHandle, b []byte) error {
 	_, err := f.Write(b)

@@ -1,0 +1,96 @@
+package zimdump
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arcport/arcport/lib/internal/zimtest"
+)
+
+// TestDumpRefusesSymlinks: a symbolic link planted in --dir, to a file
+// (host/page.html), to a folder (host) or as the errors folder
+// (_exceptions), is never written through: the file it points at keeps its
+// bytes, nothing appears in the folder it points at, stderr names the
+// refused path, the other entries are written and the exit status is 1.
+func TestDumpRefusesSymlinks(t *testing.T) {
+	z := writeZim(t, zimtest.Spec{
+		Clusters: []zimtest.Cluster{{Comp: 5}},
+		Entries: []zimtest.Entry{
+			{NS: 'C', Path: "host/page.html", Mime: "text/html", Data: []byte("page")},
+			{NS: 'C', Path: "host/other.html", Mime: "text/html", Data: []byte("other")},
+			{NS: 'C', Path: "top.html", Mime: "text/html", Data: []byte("top")},
+			{NS: 'C', Path: "host/r.html", Target: "C/top.html"},
+			// f is a file, so f/g goes to the errors folder
+			{NS: 'C', Path: "f", Mime: "text/plain", Data: []byte("f")},
+			{NS: 'C', Path: "f/g", Mime: "text/plain", Data: []byte("g")},
+		},
+	})
+	for _, tc := range []struct {
+		name     string
+		link     string // planted link, relative to --dir
+		toDir    bool   // pointing at the outside folder, else at its file
+		redirect bool
+		refused  string // path named on stderr
+		written  []string
+	}{
+		{"file", "host/page.html", false, false, "host/page.html",
+			[]string{"host/other.html", "host/r.html", "top.html", "f", "_exceptions/f%2fg"}},
+		{"folder", "host", true, false, "host",
+			[]string{"top.html", "f", "_exceptions/f%2fg"}},
+		{"folder redirect", "host", true, true, "host",
+			[]string{"top.html", "f", "_exceptions/f%2fg"}},
+		{"errors folder", "_exceptions", true, false, "_exceptions",
+			[]string{"host/page.html", "host/other.html", "host/r.html", "top.html", "f"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			dir := filepath.Join(tmp, "out")
+			outside := filepath.Join(tmp, "outside")
+			secret := filepath.Join(outside, "secret")
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, tc.link)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(outside, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(secret, []byte("keep me"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			target := secret
+			if tc.toDir {
+				target = outside
+			}
+			if err := os.Symlink(target, filepath.Join(dir, tc.link)); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"dump", "--dir=" + dir}
+			if tc.redirect {
+				args = append(args, "--redirect")
+			}
+			r := ours(append(args, z)...)
+			t.Logf("stdout %q\nstderr %q", r.stdout, r.stderr)
+			if r.rc != 1 {
+				t.Errorf("exit status %d, want 1", r.rc)
+			}
+			if b, err := os.ReadFile(secret); err != nil || string(b) != "keep me" {
+				t.Errorf("outside file: %q %v", b, err)
+			}
+			if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+				t.Errorf("outside folder holds %d files", len(ents))
+			}
+			if want := filepath.Join(dir, tc.refused) + ": symbolic link"; !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr does not say %q", want)
+			}
+			for _, w := range tc.written {
+				if fi, err := os.Lstat(filepath.Join(dir, w)); err != nil || fi.IsDir() {
+					t.Errorf("%s not written: %v", w, err)
+				}
+			}
+			if fi, err := os.Lstat(filepath.Join(dir, tc.link)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the planted link is gone: %v", err)
+			}
+		})
+	}
+}
