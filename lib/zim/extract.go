@@ -393,7 +393,7 @@ func (d *dumper) symlink(it *dumpItem) error {
 		}
 		return fmt.Errorf("Error creating symlink from %s to %s", d.dir+"/"+it.rel, it.link)
 	}
-	err := syscallEBADF
+	err := errNoRoot
 	if d.root != nil {
 		err = d.root.Symlink(it.link, it.rel)
 	}
@@ -407,9 +407,9 @@ func (d *dumper) symlink(it *dumpItem) error {
 	return nil
 }
 
-// syscallEBADF is the error of a write when the dump folder could not be
+// errNoRoot is the error of a write when the dump folder could not be
 // opened.
-var syscallEBADF error = &os.PathError{Op: "open", Path: ".", Err: os.ErrInvalid}
+var errNoRoot error = &os.PathError{Op: "open", Path: ".", Err: os.ErrInvalid}
 
 // writeAll writes the files and stubs, one cluster per task.
 //
@@ -875,7 +875,7 @@ func (d *dumper) writeError(it *dumpItem, r io.Reader) error {
 	base := d.dir + "/"
 	target := base + ErrorsDir + errorsName(it.rel)
 	var f *os.File
-	err := syscallEBADF
+	err := errNoRoot
 	if d.root != nil {
 		d.root.Mkdir(ErrorsDir, 0o777)
 		f, err = d.root.OpenFile(ErrorsDir+errorsName(it.rel), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
