@@ -15,7 +15,8 @@ import (
 )
 
 // TestMirrorRefusesSymlinks: a symbolic link planted in the -O folder, to
-// a file (host/page.html) or to a folder (host, hts-cache), is never
+// a file (host/page.html, hts-cache/new.zip) or to a folder (host,
+// hts-cache), is never
 // written through: the file it points at keeps its bytes, nothing appears
 // in the folder it points at, stderr names the refused path, the rest of
 // the mirror is written and the exit status is 1.
@@ -49,6 +50,8 @@ func TestMirrorRefusesSymlinks(t *testing.T) {
 		{"host folder", host, true, host,
 			[]string{"hts-cache/new.zip", "index.html"}},
 		{"cache folder", "hts-cache", true, "hts-cache",
+			[]string{host + "/index.html", host + "/page.html", host + "/other.html", "index.html"}},
+		{"cache file", "hts-cache/new.zip", false, "hts-cache/new.zip",
 			[]string{host + "/index.html", host + "/page.html", host + "/other.html", "index.html"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
