@@ -16,7 +16,7 @@ import (
 // refused path, the other entries are written and the exit status is 1.
 func TestDumpRefusesSymlinks(t *testing.T) {
 	z := writeZim(t, zimtest.Spec{
-		Clusters: []zimtest.Cluster{{Comp: 5}},
+		Clusters: []zimtest.Cluster{{Comp: 5}, {Comp: 1}},
 		Entries: []zimtest.Entry{
 			{NS: 'C', Path: "host/page.html", Mime: "text/html", Data: []byte("page")},
 			{NS: 'C', Path: "host/other.html", Mime: "text/html", Data: []byte("other")},
@@ -25,6 +25,8 @@ func TestDumpRefusesSymlinks(t *testing.T) {
 			// f is a file, so f/g goes to the errors folder
 			{NS: 'C', Path: "f", Mime: "text/plain", Data: []byte("f")},
 			{NS: 'C', Path: "f/g", Mime: "text/plain", Data: []byte("g")},
+			// large enough to be streamed to its file (writeReader)
+			{NS: 'C', Path: "host/big.bin", Mime: "application/octet-stream", Data: make([]byte, 3<<20), Cluster: 1},
 		},
 	})
 	for _, tc := range []struct {
@@ -36,13 +38,15 @@ func TestDumpRefusesSymlinks(t *testing.T) {
 		written  []string
 	}{
 		{"file", "host/page.html", false, false, "host/page.html",
-			[]string{"host/other.html", "host/r.html", "top.html", "f", "_exceptions/f%2fg"}},
+			[]string{"host/other.html", "host/r.html", "host/big.bin", "top.html", "f", "_exceptions/f%2fg"}},
+		{"large file", "host/big.bin", false, false, "host/big.bin",
+			[]string{"host/page.html", "host/other.html", "host/r.html", "top.html", "f", "_exceptions/f%2fg"}},
 		{"folder", "host", true, false, "host",
 			[]string{"top.html", "f", "_exceptions/f%2fg"}},
 		{"folder redirect", "host", true, true, "host",
 			[]string{"top.html", "f", "_exceptions/f%2fg"}},
 		{"errors folder", "_exceptions", true, false, "_exceptions",
-			[]string{"host/page.html", "host/other.html", "host/r.html", "top.html", "f"}},
+			[]string{"host/page.html", "host/other.html", "host/r.html", "host/big.bin", "top.html", "f"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
