@@ -1,8 +1,10 @@
 package zimdump
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,5 +98,48 @@ func TestDumpRefusesSymlinks(t *testing.T) {
 				t.Errorf("the planted link is gone: %v", err)
 			}
 		})
+	}
+}
+
+// TestDumpRefusesSymlinksManyFolders: past the folders a dump keeps open
+// (512), files are opened from the dump folder down; a planted link there
+// is refused the same way.
+func TestDumpRefusesSymlinksManyFolders(t *testing.T) {
+	var ents []zimtest.Entry
+	for i := 0; i < 700; i++ {
+		ents = append(ents, zimtest.Entry{NS: 'C', Path: fmt.Sprintf("d%03d/x.txt", i), Mime: "text/plain", Data: []byte(strconv.Itoa(i))})
+	}
+	z := writeZim(t, zimtest.Spec{Clusters: []zimtest.Cluster{{Comp: 5}}, Entries: ents})
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "out")
+	secret := filepath.Join(tmp, "secret")
+	if err := os.WriteFile(secret, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"d000", "d699"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(secret, filepath.Join(dir, d, "x.txt")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := ours("dump", "--dir="+dir, z)
+	if r.rc != 1 {
+		t.Errorf("exit status %d, want 1", r.rc)
+	}
+	if b, err := os.ReadFile(secret); err != nil || string(b) != "keep me" {
+		t.Errorf("outside file: %q %v", b, err)
+	}
+	for _, d := range []string{"d000", "d699"} {
+		if want := filepath.Join(dir, d, "x.txt") + ": symbolic link"; !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	for _, i := range []int{1, 698} {
+		p := filepath.Join(dir, fmt.Sprintf("d%03d/x.txt", i))
+		if b, err := os.ReadFile(p); err != nil || string(b) != strconv.Itoa(i) {
+			t.Errorf("%s: %q %v", p, b, err)
+		}
 	}
 }
