@@ -61,7 +61,8 @@ func (s dirSet) close() {
 // writing, never through a symbolic link (the error then matches
 // safefs.ErrSymlink).
 func (s dirSet) create(root, rel string) (fileHandle, error) {
-	const flags = syscall.O_WRONLY | syscall.O_CREAT | syscall.O_TRUNC | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+	// O_NONBLOCK: a FIFO planted in the folder fails (ENXIO), never blocks
+	const flags = syscall.O_WRONLY | syscall.O_CREAT | syscall.O_TRUNC | syscall.O_NOFOLLOW | syscall.O_CLOEXEC | syscall.O_NONBLOCK
 	dir, name := "", rel
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		dir, name = rel[:i], rel[i+1:]

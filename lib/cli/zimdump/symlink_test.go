@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/arcport/arcport/lib/internal/zimtest"
 )
@@ -141,5 +143,28 @@ func TestDumpRefusesSymlinksManyFolders(t *testing.T) {
 		if b, err := os.ReadFile(p); err != nil || string(b) != strconv.Itoa(i) {
 			t.Errorf("%s: %q %v", p, b, err)
 		}
+	}
+}
+
+// TestDumpPlantedFIFO: a FIFO planted where dump writes a file does not
+// block the dump (it would wait for a reader forever): the file is not
+// opened, and openzim's fallback writes it into _exceptions/.
+func TestDumpPlantedFIFO(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "main.html"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan result, 1)
+	go func() { done <- ours("dump", "--dir="+dir, filepath.Join(fixtures, "nons", "small.zim")) }()
+	select {
+	case r := <-done:
+		if b, err := os.ReadFile(filepath.Join(dir, "_exceptions", "main.html")); err != nil || len(b) == 0 {
+			t.Errorf("main.html not written to _exceptions: %v (%+v)", err, r)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "favicon.png")); len(b) == 0 {
+			t.Errorf("favicon.png not written")
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("dump blocked on the planted FIFO")
 	}
 }

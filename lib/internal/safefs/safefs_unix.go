@@ -123,7 +123,10 @@ func classify(err error, dfd int, name string, comps []string) error {
 }
 
 // OpenFD opens the file rel with open(2) flags (O_NOFOLLOW and O_CLOEXEC
-// are added) and returns its descriptor.
+// are added, and O_NONBLOCK for writing: a FIFO planted where a file is to
+// be written fails with ENXIO instead of blocking until a reader comes;
+// on a regular file O_NONBLOCK changes nothing) and returns its
+// descriptor.
 func (r *Root) OpenFD(rel string, flag int, perm uint32) (int, error) {
 	comps, err := split("open", rel)
 	if err != nil {
@@ -133,6 +136,9 @@ func (r *Root) OpenFD(rel string, flag int, perm uint32) (int, error) {
 		return -1, &fs.PathError{Op: "open", Path: rel, Err: unix.EISDIR}
 	}
 	flag |= unix.O_NOFOLLOW | unix.O_CLOEXEC
+	if flag&(unix.O_WRONLY|unix.O_RDWR) != 0 {
+		flag |= unix.O_NONBLOCK
+	}
 	fd, err := openat2(r.fd, strings.Join(comps, "/"), flag, perm)
 	if fallBack(err) {
 		dfd, derr := r.dir(comps[:len(comps)-1], false, 0)
