@@ -239,9 +239,10 @@ func TestStorageSIGTERMMidUpload(t *testing.T) {
 	}
 }
 
-// TestStorageWACZ: a WACZ built from a ~220 MB WARC in s3:// is listed,
-// validated and read in place; `waczpack get` of one capture takes at most
-// 8 requests and 1 MiB, and `waczpack create` reads a prefix of WARCs.
+// TestStorageWACZ: a WACZ built from a ~220 MB WARC in s3:// is listed
+// and read in place; `waczpack get` of one capture takes at most
+// 8 requests and 1 MiB; `waczpack -o s3://` streams the same WACZ into a
+// multipart upload; and `waczpack create` reads a prefix of WARCs.
 func TestStorageWACZ(t *testing.T) {
 	e := newS3(t, "coll")
 	dir := t.TempDir()
@@ -289,7 +290,7 @@ func TestStorageWACZ(t *testing.T) {
 		t.Errorf("remote get took %d requests and %d bytes: want at most 8 and 1 MiB", s.Requests, s.Bytes)
 	}
 
-	for _, args := range [][]string{{"ls"}, {"validate"}} {
+	for _, args := range [][]string{{"ls"}} {
 		local, _, _ := run(t, bin(t, "waczpack"), nil, append(args, wacz)...)
 		e.proxy.Reset()
 		remote, se, code := e.run(t, "waczpack", nil, append(args, "s3://coll/site.wacz")...)
@@ -300,6 +301,27 @@ func TestStorageWACZ(t *testing.T) {
 		if args[0] == "ls" && !bytes.Equal(local, remote) {
 			t.Errorf("remote ls differs from local ls")
 		}
+	}
+
+	// -o s3://: the zip streamed into a multipart upload holds the same
+	// archive, index and pages as the local WACZ, and validates in place
+	if _, se, code := e.run(t, "waczpack", nil, "-q", "-o", "s3://coll/up.wacz", warcPath); code != 0 {
+		t.Fatalf("create -o s3://: exit %d: %s", code, se)
+	}
+	up := filepath.Join(dir, "up.wacz")
+	os.WriteFile(up, e.object(t, "coll", "up.wacz"), 0o644)
+	for _, entry := range []string{"archive/big.warc.gz", "indexes/index.cdx.gz", "indexes/index.idx", "pages/pages.jsonl"} {
+		a, err1 := exec.Command("unzip", "-p", wacz, entry).Output()
+		b, err2 := exec.Command("unzip", "-p", up, entry).Output()
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s differs between the local WACZ and the one written to s3:// (%v, %v)", entry, err1, err2)
+		}
+	}
+	if _, se, code := run(t, bin(t, "waczpack"), nil, "validate", up); code != 0 {
+		t.Errorf("validate the WACZ written to s3://: %s", se)
+	}
+	if u := e.uploads(t, "coll"); len(u) != 0 {
+		t.Errorf("incomplete uploads left: %v", u)
 	}
 
 	// create from a prefix of WARCs in s3 = create from the same local files

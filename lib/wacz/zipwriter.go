@@ -91,6 +91,27 @@ type centralEntry struct {
 	hashSum  []byte
 }
 
+// Releaser is a ZipFile that passes bytes on to a forward-only stream
+// once told they are final (lib/internal/tailfile over an S3 upload).
+// ZipWriter releases everything before an entry it starts, the content of
+// a STORED entry up to its last Commit, and the whole file at Close, and
+// never reads back, truncates or seeks before what it released.
+type Releaser interface {
+	Release(off int64) error
+}
+
+// release tells a Releaser file that the bytes before off are final.
+func (z *ZipWriter) release(off int64) error {
+	r, ok := z.f.(Releaser)
+	if !ok {
+		return nil
+	}
+	if err := z.bw.Flush(); err != nil {
+		return err
+	}
+	return r.Release(off)
+}
+
 // NewZipWriter returns a writer that writes a zip file to f, starting at the
 // current end of what it has written (offset 0 of f).
 func NewZipWriter(f ZipFile) *ZipWriter {
@@ -112,6 +133,9 @@ func (z *ZipWriter) Create(name string, method uint16, hashAlg string) (*ZipEntr
 		if err := z.cur.Close(); err != nil {
 			return nil, err
 		}
+	}
+	if err := z.release(z.off); err != nil {
+		return nil, err
 	}
 	if name == "" || strings.HasPrefix(name, "/") || len(name) > uint16max {
 		return nil, fmt.Errorf("zip: bad entry name %q", name)
@@ -285,7 +309,10 @@ func (z *ZipWriter) Close() error {
 	if err := z.write(b[:]); err != nil {
 		return err
 	}
-	return z.bw.Flush()
+	if err := z.bw.Flush(); err != nil {
+		return err
+	}
+	return z.release(z.off)
 }
 
 // ZipEntry is the entry being written. Write adds content; Close (or the
@@ -355,6 +382,12 @@ func (e *ZipEntry) Commit(off int64) {
 	}
 	if i > 0 {
 		e.cps = append(e.cps[:0], e.cps[i:]...)
+	}
+	if e.fw == nil && !e.closed && len(e.cps) > 0 {
+		// A Truncate hashes again from the last checkpoint at or before
+		// the committed length: only the bytes before it are final. An
+		// error here shows again at the next write or Close.
+		e.z.release(e.dataStart + e.cps[0].off)
 	}
 }
 

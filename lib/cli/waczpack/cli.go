@@ -13,6 +13,7 @@ import (
 
 	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/internal/tailfile"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/wacz"
@@ -257,18 +258,15 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	if stdinUsed > 1 {
 		return cliutil.Usagef("stdin (-) given more than once")
 	}
-	if cliutil.IsRemote(out) {
-		return fmt.Errorf("%s: writing a WACZ to object storage is not supported yet: write it locally, then upload it", store.Redact(out))
-	}
-	if opts.TempDir == "" {
+	if opts.TempDir == "" && !cliutil.IsRemote(out) {
 		opts.TempDir = dirOf(out)
 	}
-	af, err := cliutil.CreateAtomic(out)
+	af, zf, err := createWACZ(out, opts.TempDir)
 	if err != nil {
 		return err
 	}
 	defer af.Abort()
-	w, err := wacz.NewWriter(af.File, opts)
+	w, err := wacz.NewWriter(zf, opts)
 	if err != nil {
 		return err
 	}
@@ -306,6 +304,11 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	}
 	if err := w.Close(); err != nil {
 		return err
+	}
+	if tf, ok := zf.(*tailfile.File); ok {
+		if err := tf.Close(); err != nil {
+			return err
+		}
 	}
 	if err := af.Commit(); err != nil {
 		return err
@@ -540,6 +543,26 @@ func index(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// createWACZ opens the output of create: a local file written under a
+// temporary name (renamed by Commit), or an s3:// upload that the zip is
+// streamed into in one pass, through a tailfile.File that keeps only the
+// bytes the writer may still withdraw (the record being copied, at most a
+// MiB more) and passes the rest on to the upload.
+func createWACZ(out, tmpDir string) (cliutil.Output, wacz.ZipFile, error) {
+	if !cliutil.IsRemote(out) {
+		af, err := cliutil.CreateAtomic(out)
+		if err != nil {
+			return nil, nil, err
+		}
+		return af, af.File, nil
+	}
+	o, err := cliutil.CreateOutput(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, tailfile.New(o, 8<<20, tmpDir), nil
 }
 
 // openWACZ opens a WACZ for reading in place: a local file, or an s3:// or

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"sync"
 
@@ -196,10 +197,21 @@ func CreateOutput(name string) (Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The upload's part buffers are garbage soon after each part is
+		// sent; a soft limit has the collector reclaim them before the
+		// heap doubles (waczpack create of a 238 MB WACZ to s3://: 113
+		// MiB RSS with it, 150-165 MiB without, no slower).
+		debug.SetMemoryLimit(uploadMemoryLimit)
+	}
 	o := &remoteOutput{w: w}
 	o.id = registerAbort(func() { w.Abort() })
 	return o, nil
 }
+
+// uploadMemoryLimit is the soft memory limit (runtime/debug) of a process
+// writing to s3://, unless GOMEMLIMIT sets one.
+const uploadMemoryLimit = 100 << 20
 
 type remoteOutput struct {
 	w    store.Writer
