@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -365,4 +366,30 @@ func TestStorageZIMAndHTTP(t *testing.T) {
 			}
 		}
 	}
+	// dump: the same tree, file for file
+	dir := t.TempDir()
+	if _, se, code := run(t, bin(t, "zimdump"), nil, "dump", "--dir="+filepath.Join(dir, "local"), zimPath); code != 0 {
+		t.Fatalf("local dump: %s", se)
+	}
+	if _, se, code := e.run(t, "zimdump", nil, "dump", "--dir="+filepath.Join(dir, "s3"), "s3://coll/wiki.zim"); code != 0 {
+		t.Fatalf("s3 dump: %s", se)
+	}
+	if a, b := treeOf(t, filepath.Join(dir, "local")), treeOf(t, filepath.Join(dir, "s3")); len(a) == 0 || !reflect.DeepEqual(a, b) {
+		t.Errorf("dump trees differ: local %d files, s3 %d files", len(a), len(b))
+	}
+}
+
+// treeOf maps every file below root (relative path) to its content.
+func treeOf(t *testing.T, root string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(root, p)
+			m[rel] = string(b)
+		}
+		return nil
+	})
+	return m
 }
