@@ -57,7 +57,7 @@ type indexSet struct {
 }
 
 func newIndexSet(tmpDir string) *indexSet {
-	return &indexSet{sorter: cdx.NewSorter(cdx.WithTempDir(tmpDir)), tmpDir: tmpDir}
+	return &indexSet{sorter: cdx.NewSorter(cdx.WithTempDir(tmpDir), cdx.WithChunkSize(16<<20)), tmpDir: tmpDir}
 }
 
 func (s *indexSet) add(line []byte) error {
