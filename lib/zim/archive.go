@@ -136,7 +136,7 @@ func OpenEmbedded(name string, offset, size int64, opts ...Option) (*Archive, er
 		size = st.Size() - offset
 		var hb [HeaderSize]byte
 		if _, err := f.ReadAt(hb[:], offset); err == nil {
-			if h, msg := parseHeader(hb[:]); msg == "" && h.HasChecksum() && h.ChecksumPos <= uint64(size-16) {
+			if h, msg := parseHeader(hb[:]); msg == "" && h.HasChecksum() && size >= 16 && h.ChecksumPos <= uint64(size-16) {
 				size = int64(h.ChecksumPos) + 16
 			}
 		}
@@ -319,7 +319,7 @@ func (a *Archive) initTitleIndex() error {
 				off := c.Offset + 1 + c.offsets[e.Blob]
 				n := c.offsets[e.Blob+1] - c.offsets[e.Blob]
 				if !a.canRead(off, n) || n/4 > 1<<32-1 {
-					return a.errf(int64(off), "Title index table%s outside (or not fully inside) ZIM file.", v1)
+					return a.errf(ptrOff(off, e.Offset), "Title index table%s outside (or not fully inside) ZIM file.", v1)
 				}
 				a.titleOff, a.titleCount, a.frontArticles = int64(off), uint32(n/4), true
 				return nil

@@ -293,10 +293,11 @@ func (a *Archive) listingBlob(path string) (off int64, n uint32, ok bool) {
 		return 0, 0, false
 	}
 	size, _ := c.BlobSize(e.Blob)
-	if size/4 > 1<<32-1 {
-		return 0, 0, false
+	off = int64(c.Offset + 1 + c.offsets[e.Blob]) // < 2^63+2^62: no wrap
+	if off < 0 || size/4 > 1<<32-1 {
+		return 0, 0, false // past the archive: the cluster's check reports it
 	}
-	return int64(c.Offset + 1 + c.offsets[e.Blob]), uint32(size / 4), true
+	return off, uint32(size / 4), true
 }
 
 // checkRedirectLoops reports each cycle of redirects (including a
