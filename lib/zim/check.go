@@ -54,8 +54,11 @@ type CheckOptions struct {
 // Check runs the integrity checks of libzim (zimcheck -I: dirent and
 // cluster pointers in bounds, dirents sorted, title indexes valid and
 // sorted, MIME types known) and more: redirect targets and blob numbers in
-// range, every cluster readable (with Clusters) and the checksum (with
-// Checksum). It returns every problem found, in a stable order.
+// range, no redirect loop (a cycle, or a redirect to itself), no blob that
+// is the data of several entries, no stored cluster whose blobs run past
+// the next structure, every cluster readable (with Clusters) and the
+// checksum (with Checksum). It returns every problem found, in a stable
+// order.
 func (a *Archive) Check(o CheckOptions) []Problem {
 	var ps []Problem
 	add := func(off int64, format string, args ...any) {
