@@ -157,7 +157,7 @@ func (n *NdxReader) Next() (*Entry, error) {
 			return nil, io.EOF
 		}
 		p, err := strconv.ParseInt(strings.TrimSpace(pos), 10, 64)
-		if err != nil || p == 0 {
+		if err != nil || p == 0 || p == -1<<63 {
 			if err := n.cfg.problem(n.name, start, false, true, fmt.Sprintf("bad data position %q", clip(pos, 32))); err != nil {
 				return nil, err
 			}
@@ -282,6 +282,9 @@ func (n *NdxReader) readDat(adr, fil string, pos int64) (*Entry, error) {
 		e.CompressedSize, e.StoredSize = stored, stored
 		var probe [1]byte
 		if stored > 0 {
+			if stored > 1<<63-1-dataOff {
+				return nil, fmt.Errorf("data record at offset %d: body of %d bytes runs past the end of the data file", at, stored)
+			}
 			if k, _ := n.dat.ReadAt(probe[:], dataOff+stored-1); k != 1 {
 				return nil, fmt.Errorf("data record at offset %d: body of %d bytes runs past the end of the data file", at, stored)
 			}

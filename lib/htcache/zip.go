@@ -81,6 +81,23 @@ type cdInfo struct {
 	csize, usize int64
 }
 
+// cdRecord is one central directory entry, kept to cross-check the local
+// headers once the scan is over.
+type cdRecord struct {
+	at           int64 // offset of the central directory header
+	loff         int64 // local header offset it gives
+	crc          uint32
+	csize, usize int64
+	name         string
+}
+
+// localInfo is what a local header (completed by a data descriptor or
+// the central directory) said about the entry read at an offset.
+type localInfo struct {
+	crc          uint32
+	csize, usize int64
+}
+
 // ZipReader scans an HTTrack cache zip entry by entry from its local file
 // headers. It implements the sequential part of reading; bodies are read with
 // Entry.OpenStored, which reads the same io.ReaderAt and may be used while
@@ -95,6 +112,9 @@ type ZipReader struct {
 	end      int64 // entries end here (central directory start, or size)
 	cdStart  int64 // -1 without central directory
 	cdFixups map[int64]cdInfo
+	cdList   []cdRecord          // every central directory entry
+	locals   map[int64]localInfo // entries read, by local header offset
+	damaged  map[int64]bool      // offsets already reported
 	done     bool
 	checked  bool
 	buf      []byte // header read buffer
@@ -136,7 +156,7 @@ func (z *ZipReader) errf(off int64, format string, a ...any) error {
 
 // readAt reads exactly len(b) bytes at off.
 func (z *ZipReader) readAt(b []byte, off int64) error {
-	if off < 0 || off+int64(len(b)) > z.size {
+	if off < 0 || off > z.size || int64(len(b)) > z.size-off {
 		return io.ErrUnexpectedEOF
 	}
 	n, err := z.r.ReadAt(b, off)
@@ -243,7 +263,11 @@ func (z *ZipReader) walkCentral(start, end int64) error {
 		elen := int(binary.LittleEndian.Uint16(h[30:]))
 		clen := int(binary.LittleEndian.Uint16(h[32:]))
 		loff := int64(binary.LittleEndian.Uint32(h[42:]))
-		if _, err := br.Discard(nlen); err != nil {
+		nameb := make([]byte, min(nlen, 200))
+		if _, err := io.ReadFull(br, nameb); err != nil {
+			break
+		}
+		if _, err := br.Discard(nlen - len(nameb)); err != nil {
 			break
 		}
 		var extra []byte
@@ -276,6 +300,7 @@ func (z *ZipReader) walkCentral(start, end int64) error {
 			}
 			z.cdFixups[loff] = cdInfo{crc: crc, csize: csize, usize: usize}
 		}
+		z.cdList = append(z.cdList, cdRecord{at: off, loff: loff, crc: crc, csize: csize, usize: usize, name: string(nameb)})
 		n++
 		off += int64(centralHeaderLen + nlen + elen + clen)
 	}
@@ -364,6 +389,9 @@ func (z *ZipReader) Next() (*Entry, error) {
 				return nil, err
 			}
 		}
+		if err := z.crossCheck(); err != nil {
+			return nil, err
+		}
 	}
 	return nil, io.EOF
 }
@@ -438,6 +466,9 @@ func (z *ZipReader) readEntry(off int64) (*Entry, int64, error) {
 	if descriptor {
 		if fx, ok := z.cdFixups[off]; ok {
 			crc, csize, usize = fx.crc, fx.csize, fx.usize
+			if csize < 0 || usize < 0 || csize > z.end-dataOff {
+				return z.resync(off, off+4, fmt.Sprintf("central directory sizes (compressed %d, size %d) run past the central directory", uint64(csize), uint64(usize)))
+			}
 			dEnd, err := z.skipDescriptor(dataOff+csize, csize, usize)
 			if err != nil {
 				return z.resync(off, off+4, err.Error())
@@ -461,10 +492,13 @@ func (z *ZipReader) readEntry(off int64) (*Entry, int64, error) {
 		}
 		return z.finishEntry(off, dEnd, name, text, flags, method, mtime, mdate, crc, csize, usize, dataOff)
 	}
-	if csize < 0 || usize < 0 || csize == max32 || usize == max32 {
+	if csize == max32 || usize == max32 {
 		return z.resync(off, off+4, "ZIP64 sizes without a ZIP64 extra block")
 	}
-	if dataOff+csize > z.end {
+	if csize < 0 || usize < 0 {
+		return z.resync(off, off+4, fmt.Sprintf("impossible ZIP64 sizes (compressed %d, size %d)", uint64(csize), uint64(usize)))
+	}
+	if csize > z.end-dataOff {
 		if z.cdStart < 0 {
 			// Interrupted while writing this entry, unless a later
 			// header shows the size lies.
@@ -489,13 +523,19 @@ func (z *ZipReader) finishEntry(off, next int64, name string, text []byte, flags
 	if method == methodStore && csize != usize {
 		return z.resync(off, dataOff, fmt.Sprintf("stored entry with compressed size %d and size %d", csize, usize))
 	}
-	if method == methodDeflate && usize > csize*1032+1024 {
+	if method == methodDeflate && usize > 1024 && (usize-1024)/1032 > csize {
 		// Deflate cannot expand more than about 1032:1.
 		return z.resync(off, dataOff, fmt.Sprintf("declared size %d impossible for %d deflated bytes", usize, csize))
 	}
 	meta, err := ParseMeta(text)
 	if err != nil {
 		return nil, next, z.skip(off, "metadata: "+err.Error())
+	}
+	if z.cdStart >= 0 {
+		if z.locals == nil {
+			z.locals = map[int64]localInfo{}
+		}
+		z.locals[off] = localInfo{crc: crc, csize: csize, usize: usize}
 	}
 	e := &Entry{
 		Name: name, Offset: off, Method: method, Flags: flags, CRC32: crc,
@@ -519,6 +559,7 @@ func (z *ZipReader) finishEntry(off, next int64, name string, text []byte, flags
 // skip reports a damaged entry that is passed over.
 func (z *ZipReader) skip(off int64, msg string) error {
 	z.sum.Skipped++
+	z.markDamaged(off)
 	return z.cfg.problem(z.name, off, false, true, msg)
 }
 
@@ -531,6 +572,7 @@ func (z *ZipReader) finish(off int64) int64 {
 // truncated ends the scan at an incomplete entry.
 func (z *ZipReader) truncated(off int64) (*Entry, int64, error) {
 	z.done = true
+	z.markDamaged(off)
 	z.sum.TruncatedAt = off
 	z.sum.SkippedBytes += z.end - off
 	msg := fmt.Sprintf("incomplete entry (%d bytes up to the end) ignored", z.end-off)
@@ -544,6 +586,7 @@ func (z *ZipReader) truncated(off int64) (*Entry, int64, error) {
 // signature from from.
 func (z *ZipReader) resync(off, from int64, msg string) (*Entry, int64, error) {
 	z.sum.Skipped++
+	z.markDamaged(off)
 	if err := z.cfg.problem(z.name, off, false, true, msg); err != nil {
 		return nil, off, err
 	}
@@ -582,7 +625,10 @@ func (z *ZipReader) findSignature(from int64) (int64, error) {
 func (z *ZipReader) skipDescriptor(off, csize, usize int64) (int64, error) {
 	var d [24]byte
 	n := int64(24)
-	if off+n > z.end {
+	if off < 0 || off > z.end {
+		return 0, fmt.Errorf("data descriptor missing")
+	}
+	if n > z.end-off {
 		n = z.end - off
 	}
 	if n < 12 {
@@ -679,7 +725,7 @@ func (c *checkedReader) Read(p []byte) (int, error) {
 	if c.err != nil {
 		return 0, c.err
 	}
-	if rem := c.want - c.n; int64(len(p)) > rem+1 {
+	if rem := c.want - c.n; rem >= 0 && rem < int64(len(p))-1 {
 		p = p[:rem+1] // one more byte reveals data beyond the declared size
 	}
 	n, err := c.r.Read(p)
@@ -725,4 +771,49 @@ func (c *checkedReader) Close() error {
 // that will be reported with the same file and offset.
 func trimPrefix(msg, name string, off int64) string {
 	return strings.TrimPrefix(msg, fmt.Sprintf("%s: entry at offset %d: ", name, off))
+}
+
+// markDamaged notes that the entry at off was reported, so that the
+// cross-check of the central directory does not report it again.
+func (z *ZipReader) markDamaged(off int64) {
+	if z.damaged == nil {
+		z.damaged = map[int64]bool{}
+	}
+	z.damaged[off] = true
+}
+
+// crossCheck compares each central directory entry with the entry read at
+// the local header offset it gives: a directory that points where no
+// entry starts, or whose CRC-32 or sizes differ from the local header's,
+// is a problem (reported at the central directory header) even though
+// the scan, which trusts local headers, read the entry. Entries already
+// reported as damaged are not reported again.
+func (z *ZipReader) crossCheck() error {
+	for _, c := range z.cdList {
+		if z.damaged[c.loff] {
+			continue
+		}
+		name := c.name
+		if len(name) > 80 {
+			name = name[:80] + "..."
+		}
+		l, ok := z.locals[c.loff]
+		var msg string
+		switch {
+		case !ok:
+			msg = fmt.Sprintf("central directory entry %q gives local header offset %d, where no entry starts", name, uint64(c.loff))
+		case c.csize != l.csize:
+			msg = fmt.Sprintf("central directory entry %q gives compressed size %d, the entry at offset %d has %d", name, uint64(c.csize), c.loff, l.csize)
+		case c.usize != l.usize:
+			msg = fmt.Sprintf("central directory entry %q gives size %d, the entry at offset %d has %d", name, uint64(c.usize), c.loff, l.usize)
+		case c.crc != l.crc:
+			msg = fmt.Sprintf("central directory entry %q gives CRC-32 %08x, the entry at offset %d has %08x", name, c.crc, c.loff, l.crc)
+		default:
+			continue
+		}
+		if err := z.cfg.problem(z.name, c.at, false, false, msg); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -277,7 +277,7 @@ func bytesReader(b []byte) io.Reader { return &byteReader{b} }
 // temporary file, returning the block size.
 func (w *Writer) spillBlock(head []byte, r io.Reader) (int64, error) {
 	if w.spill == nil {
-		f, err := os.CreateTemp(w.tempDir, "arcport-warc-*.tmp")
+		f, err := compio.CreateSpool(w.tempDir, "arcport-warc-*.tmp")
 		if err != nil {
 			return 0, fmt.Errorf("warc: spilling a large block: %w", err)
 		}

@@ -136,7 +136,7 @@ func OpenEmbedded(name string, offset, size int64, opts ...Option) (*Archive, er
 		size = st.Size() - offset
 		var hb [HeaderSize]byte
 		if _, err := f.ReadAt(hb[:], offset); err == nil {
-			if h, msg := parseHeader(hb[:]); msg == "" && h.HasChecksum() && h.ChecksumPos <= uint64(size-16) {
+			if h, msg := parseHeader(hb[:]); msg == "" && h.HasChecksum() && size >= 16 && h.ChecksumPos <= uint64(size-16) {
 				size = int64(h.ChecksumPos) + 16
 			}
 		}
@@ -226,6 +226,16 @@ func (a *Archive) canRead(off, n uint64) bool {
 	return off <= uint64(a.size) && n <= uint64(a.size)-off
 }
 
+// ptrOff is the offset to name for a fault at pointer v read from the
+// header field at field: v itself, or the field when v is too large to be
+// an offset.
+func ptrOff(v uint64, field int64) int64 {
+	if v > 1<<63-1 {
+		return field
+	}
+	return int64(v)
+}
+
 // readFull reads len(b) bytes at off or fails with an error naming what.
 func (a *Archive) readFull(b []byte, off int64, what string) error {
 	if off < 0 || !a.canRead(uint64(off), uint64(len(b))) {
@@ -255,10 +265,10 @@ func (a *Archive) init() error {
 	}
 	a.hdr = h
 	if !a.canRead(h.PathPtrPos, 8*uint64(h.EntryCount)) {
-		return a.errf(int64(h.PathPtrPos), "Dirent pointer table outside (or not fully inside) ZIM file.")
+		return a.errf(ptrOff(h.PathPtrPos, 32), "Dirent pointer table outside (or not fully inside) ZIM file.")
 	}
 	if !a.canRead(h.ClusterPtrPos, 8*uint64(h.ClusterCount)) {
-		return a.errf(int64(h.ClusterPtrPos), "Cluster pointer table outside (or not fully inside) ZIM file.")
+		return a.errf(ptrOff(h.ClusterPtrPos, 48), "Cluster pointer table outside (or not fully inside) ZIM file.")
 	}
 	if h.ClusterCount > 0 {
 		last, err := a.ClusterOffset(h.ClusterCount - 1)
@@ -311,6 +321,9 @@ func (a *Archive) initTitleIndex() error {
 			return err
 		}
 		if e.Kind != KindRedirect {
+			if e.Cluster >= a.hdr.ClusterCount {
+				return a.errf(e.Offset, "cluster index out of range")
+			}
 			c, err := a.clusters.header(e.Cluster)
 			if err != nil {
 				return err
@@ -321,8 +334,8 @@ func (a *Archive) initTitleIndex() error {
 				}
 				off := c.Offset + 1 + c.offsets[e.Blob]
 				n := c.offsets[e.Blob+1] - c.offsets[e.Blob]
-				if !a.canRead(off, n) {
-					return a.errf(int64(off), "Title index table%s outside (or not fully inside) ZIM file.", v1)
+				if !a.canRead(off, n) || n/4 > 1<<32-1 {
+					return a.errf(ptrOff(off, e.Offset), "Title index table%s outside (or not fully inside) ZIM file.", v1)
 				}
 				a.titleOff, a.titleCount, a.frontArticles = int64(off), uint32(n/4), true
 				return nil
@@ -330,7 +343,7 @@ func (a *Archive) initTitleIndex() error {
 		}
 	}
 	if !a.canRead(a.hdr.TitlePtrPos, 4*uint64(a.hdr.EntryCount)) {
-		return a.errf(int64(a.hdr.TitlePtrPos), "Title index table outside (or not fully inside) ZIM file.")
+		return a.errf(ptrOff(a.hdr.TitlePtrPos, 40), "Title index table outside (or not fully inside) ZIM file.")
 	}
 	a.titleOff, a.titleCount = int64(a.hdr.TitlePtrPos), a.hdr.EntryCount
 	return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 )
 
 // Problem is one defect found by Check.
@@ -53,8 +54,11 @@ type CheckOptions struct {
 // Check runs the integrity checks of libzim (zimcheck -I: dirent and
 // cluster pointers in bounds, dirents sorted, title indexes valid and
 // sorted, MIME types known) and more: redirect targets and blob numbers in
-// range, every cluster readable (with Clusters) and the checksum (with
-// Checksum). It returns every problem found, in a stable order.
+// range, no redirect loop (a cycle, or a redirect to itself), no blob that
+// is the data of several entries, no stored cluster whose blobs run past
+// the next structure, every cluster readable (with Clusters) and the
+// checksum (with Checksum). It returns every problem found, in a stable
+// order.
 func (a *Archive) Check(o CheckOptions) []Problem {
 	var ps []Problem
 	add := func(off int64, format string, args ...any) {
@@ -78,19 +82,28 @@ func (a *Archive) Check(o CheckOptions) []Problem {
 		end = h.ChecksumPos
 	}
 	// cluster pointers
+	badCluster := map[uint32]bool{}
+	var starts []uint64 // of the clusters, sorted
 	for i := uint32(0); i < h.ClusterCount; i++ {
 		off, err := a.ClusterOffset(i)
 		if err != nil {
 			fromErr(err)
 			break
 		}
-		if off < h.MimeListPos || off+1 > end {
+		starts = append(starts, off)
+		if off < h.MimeListPos || off >= end {
 			add(int64(h.ClusterPtrPos)+8*int64(i), "cluster %d: pointer %d outside [%d, %d)", i, off, h.MimeListPos, end)
+			badCluster[i] = true
 		}
 	}
+	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
 	// dirent pointers, order, MIME types, redirects
-	type clusterRef struct{ cluster, blob, entry uint32 }
+	type clusterRef struct {
+		cluster, blob, entry uint32
+		off                  int64 // of the dirent
+	}
 	var refs []clusterRef
+	redirects := map[uint32]uint32{}
 	var prev string
 	for i := uint32(0); i < h.EntryCount; i++ {
 		off, err := a.DirentOffset(i)
@@ -98,7 +111,7 @@ func (a *Archive) Check(o CheckOptions) []Problem {
 			fromErr(err)
 			break
 		}
-		if off < h.MimeListPos || off+11 > end {
+		if off < h.MimeListPos || off > end || end-off < 11 {
 			add(int64(h.PathPtrPos)+8*int64(i), "entry %d: Invalid dirent pointer %d", i, off)
 			prev = ""
 			continue
@@ -122,18 +135,25 @@ func (a *Archive) Check(o CheckOptions) []Problem {
 			if e.Cluster >= h.ClusterCount {
 				add(e.Offset, "entry %s: cluster %d out of range (%d clusters)", lp, e.Cluster, h.ClusterCount)
 			} else {
-				refs = append(refs, clusterRef{e.Cluster, e.Blob, i})
+				refs = append(refs, clusterRef{e.Cluster, e.Blob, i, e.Offset})
 			}
 		case KindRedirect:
 			if e.RedirectIndex >= h.EntryCount {
 				add(e.Offset, "entry %s: redirect index %d out of range (%d entries)", lp, e.RedirectIndex, h.EntryCount)
+			} else {
+				redirects[i] = e.RedirectIndex
 			}
 		}
 	}
+	ps = append(ps, a.checkRedirectLoops(redirects)...)
 	// title indexes: the header's list (all ones: absent, as newer writers
 	// leave it), X/listing/titleOrdered/v0 and v1
 	if h.TitlePtrPos != 1<<64-1 {
-		ps = append(ps, a.checkTitleList("title pointer list", int64(h.TitlePtrPos), h.EntryCount)...)
+		if h.TitlePtrPos > 1<<63-1 {
+			add(40, "title pointer list at %d (%d entries) outside the archive", h.TitlePtrPos, h.EntryCount)
+		} else {
+			ps = append(ps, a.checkTitleList("title pointer list", int64(h.TitlePtrPos), h.EntryCount)...)
+		}
 	}
 	if off, n, ok := a.listingBlob("listing/titleOrdered/v0"); ok && !(off == int64(h.TitlePtrPos) && h.TitlePtrPos != 1<<64-1) {
 		ps = append(ps, a.checkTitleList("X/listing/titleOrdered/v0", off, n)...)
@@ -141,13 +161,44 @@ func (a *Archive) Check(o CheckOptions) []Problem {
 	if a.frontArticles {
 		ps = append(ps, a.checkTitleList("X/listing/titleOrdered/v1", a.titleOff, a.titleCount)...)
 	}
-	// clusters and blob numbers
-	sort.Slice(refs, func(i, j int) bool { return refs[i].cluster < refs[j].cluster })
+	// clusters and blob numbers; a blob is the data of one entry only
+	sort.Slice(refs, func(i, j int) bool {
+		if refs[i].cluster != refs[j].cluster {
+			return refs[i].cluster < refs[j].cluster
+		}
+		if refs[i].blob != refs[j].blob {
+			return refs[i].blob < refs[j].blob
+		}
+		return refs[i].entry < refs[j].entry
+	})
+	for k := 0; k < len(refs); {
+		j := k + 1
+		for j < len(refs) && refs[j].cluster == refs[k].cluster && refs[j].blob == refs[k].blob {
+			j++
+		}
+		if j-k > 1 {
+			var names []string
+			for _, r := range refs[k:min(j, k+4)] {
+				if e, err := a.EntryAt(r.entry); err == nil {
+					names = append(names, e.LongPath())
+				}
+			}
+			if j-k > 4 {
+				names = append(names, "...")
+			}
+			add(refs[k].off, "cluster %d blob %d is the data of %d entries: %s", refs[k].cluster, refs[k].blob, j-k, strings.Join(names, ", "))
+		}
+		k = j
+	}
 	for k := 0; k < len(refs); {
 		ci := refs[k].cluster
 		j := k
 		for j < len(refs) && refs[j].cluster == ci {
 			j++
+		}
+		if badCluster[ci] {
+			k = j
+			continue
 		}
 		var c *Cluster
 		var err error
@@ -161,11 +212,17 @@ func (a *Archive) Check(o CheckOptions) []Problem {
 		} else {
 			for _, r := range refs[k:j] {
 				if r.blob >= c.BlobCount() {
-					add(-1, "entry %d: blob %d out of range (cluster %d has %d blobs)", r.entry, r.blob, ci, c.BlobCount())
+					add(r.off, "entry %d: blob %d out of range (cluster %d has %d blobs)", r.entry, r.blob, ci, c.BlobCount())
 				}
 			}
 			if !c.compressed() && !a.canRead(c.Offset+1, c.DataSize()) {
 				add(int64(c.Offset), "cluster %d: data (%d bytes) extends beyond the end of the archive", ci, c.DataSize())
+			} else if ext := a.storedExtent(c.Offset, starts); !c.compressed() && c.DataSize() > ext {
+				b := c.BlobCount() - 1
+				for b > 0 && c.offsets[b] > ext {
+					b--
+				}
+				add(int64(c.Offset), "cluster %d: blob %d ends at %d, past the end of the cluster (%d bytes before the next structure)", ci, b, c.offsets[b+1], ext)
 			}
 			if o.Clusters && c.compressed() && !c.hasData {
 				// too large for memory: decompress it through
@@ -239,5 +296,103 @@ func (a *Archive) listingBlob(path string) (off int64, n uint32, ok bool) {
 		return 0, 0, false
 	}
 	size, _ := c.BlobSize(e.Blob)
-	return int64(c.Offset + 1 + c.offsets[e.Blob]), uint32(size / 4), true
+	off = int64(c.Offset + 1 + c.offsets[e.Blob]) // < 2^63+2^62: no wrap
+	if off < 0 || size/4 > 1<<32-1 {
+		return 0, 0, false // past the archive: the cluster's check reports it
+	}
+	return off, uint32(size / 4), true
+}
+
+// checkRedirectLoops reports each cycle of redirects (including a
+// redirect to itself) once, at the dirent of its first member in path
+// order, with the loop spelled out. redirects maps the index of every
+// redirect entry to its (in range) target.
+func (a *Archive) checkRedirectLoops(redirects map[uint32]uint32) []Problem {
+	var ps []Problem
+	const (
+		inProgress = 1
+		done       = 2
+	)
+	state := make(map[uint32]byte, len(redirects))
+	starts := make([]uint32, 0, len(redirects))
+	for i := range redirects {
+		starts = append(starts, i)
+	}
+	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
+	var path []uint32
+	for _, s := range starts {
+		path = path[:0]
+		cur := s
+		for {
+			t, isRedirect := redirects[cur]
+			if !isRedirect || state[cur] == done {
+				break
+			}
+			if state[cur] == inProgress {
+				// cur starts a loop: the part of path from cur on
+				k := len(path) - 1
+				for path[k] != cur {
+					k--
+				}
+				loop := path[k:]
+				first := loop[0]
+				for _, m := range loop {
+					first = min(first, m)
+				}
+				var names []string
+				var off int64 = -1
+				j := 0
+				for j < len(loop) && loop[j] != first {
+					j++
+				}
+				for n := 0; n <= len(loop); n++ {
+					m := loop[(j+n)%len(loop)]
+					name := fmt.Sprintf("#%d", m)
+					if e, err := a.EntryAt(m); err == nil {
+						name = e.LongPath()
+						if n == 0 {
+							off = e.Offset
+						}
+					}
+					names = append(names, name)
+				}
+				ps = append(ps, Problem{off, "redirect loop: " + strings.Join(names, " -> ")})
+				break
+			}
+			state[cur] = inProgress
+			path = append(path, cur)
+			cur = t
+		}
+		for _, m := range path {
+			state[m] = done
+		}
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Offset < ps[j].Offset })
+	return ps
+}
+
+// storedExtent is the room of the stored cluster at off (information byte
+// excluded): up to the next cluster (starts holds every cluster's offset,
+// sorted), the path or cluster pointer list or the checksum after it, or
+// the end of the archive. The header's title pointer list is no bound: it
+// is often the X/listing/titleOrdered/v0 blob inside a stored cluster.
+func (a *Archive) storedExtent(off uint64, starts []uint64) uint64 {
+	h := &a.hdr
+	end := uint64(a.size)
+	ends := []uint64{h.PathPtrPos, h.ClusterPtrPos}
+	if h.HasChecksum() {
+		ends = append(ends, h.ChecksumPos)
+	}
+	if i := sort.Search(len(starts), func(i int) bool { return starts[i] > off }); i < len(starts) {
+		ends = append(ends, starts[i])
+	}
+	for _, e := range ends {
+		if e > off && e < end {
+			end = e
+		}
+	}
+	if end <= off+1 {
+		return 0
+	}
+	return end - off - 1
 }

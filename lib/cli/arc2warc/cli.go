@@ -36,6 +36,7 @@ func NewApp(stdin io.Reader, stdout io.Writer, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "compress", Usage: "gzip, zstd or none (default: from the -o extension; gzip on standard output)"},
 			&cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed record instead of repairing or skipping it"},
 			&cli.BoolFlag{Name: "deterministic-ids", Usage: "derive record IDs from the input so the same input gives byte-identical output"},
+			&cli.StringFlag{Name: "spool-max", Value: "4GiB", Usage: "largest record block to take; blocks over 1 MiB are spooled to an unnamed temporary file in $TMPDIR, and a larger one stops the run with an error (`SIZE`: digits with K, M, G or T)"},
 			&cli.BoolFlag{Name: "q", Usage: "quiet: do not print repairs and skips"},
 			&cli.BoolFlag{Name: "v", Usage: "verbose: print a summary per input file"},
 		},
@@ -51,6 +52,7 @@ type options struct {
 	deterministic bool
 	quiet         bool
 	verbose       bool
+	spoolMax      int64
 }
 
 func parseOptions(c *cli.Context) (options, error) {
@@ -90,6 +92,11 @@ func parseOptions(c *cli.Context) (options, error) {
 	if c.Bool("strict") {
 		o.policy = record.Fail
 	}
+	n, err := compio.ParseSize(c.String("spool-max"))
+	if err != nil {
+		return o, cliutil.Usagef("--spool-max: %v", err)
+	}
+	o.spoolMax = n
 	return o, nil
 }
 
@@ -203,7 +210,14 @@ func convert(name string, stdin io.Reader, w *warc.Writer, o options, stderr io.
 		if err != nil {
 			return r.Stats(), err
 		}
+		if rec.Block != nil {
+			rec.Block = compio.CapReader(rec.Block, o.spoolMax)
+		}
 		if err := w.WriteRecord(rec); err != nil {
+			var sl *compio.SpoolLimitError
+			if errors.As(err, &sl) {
+				return r.Stats(), fmt.Errorf("%s: record at offset %d: %w", display, rec.Offset, sl)
+			}
 			var p *record.Problem
 			if errors.As(err, &p) {
 				// A block cut short: the record is dropped (the writer

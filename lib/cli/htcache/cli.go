@@ -53,6 +53,14 @@ func NewApp(stdout, stderr io.Writer) *cli.App {
 				Action:    cmdLs,
 			},
 			{
+				Name: "check",
+				Usage: "verify the cache: every entry's data against its size and CRC-32, the central directory against the " +
+					"local headers, external bodies present; one line per problem on stdout, exit 1 if any",
+				ArgsUsage: "DIR|ZIP",
+				Flags:     []cli.Flag{flagTZ},
+				Action:    cmdCheck,
+			},
+			{
 				Name:      "cat",
 				Usage:     "write the body of URL as stored",
 				ArgsUsage: "DIR|ZIP URL",
@@ -297,6 +305,63 @@ func cmdInfo(c *cli.Context) error {
 	p("missing files", "%d", len(in.Missing))
 	for _, m := range in.Missing {
 		fmt.Fprintf(w, "  %s\t%s\n", m.URL, m.Save)
+	}
+	return nil
+}
+
+// cmdCheck reads the whole cache the way export does, with every entry
+// verified, and prints each problem the readers report (damaged or
+// truncated entries, a central directory that disagrees with the local
+// headers) and each missing external body as one "FILE: record at offset
+// N: reason" line on stdout. It exits 1 when there is any.
+func cmdCheck(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return cliutil.Usagef("check: want 1 argument(s), got %d", c.NArg())
+	}
+	out := bufio.NewWriter(c.App.Writer)
+	defer out.Flush()
+	n := 0
+	report := func(line string) {
+		n++
+		out.WriteString(strings.Join(strings.Fields(line), " ") + "\n")
+	}
+	opts := []htcache.Option{htcache.WithVerify(true), htcache.WithPolicy(record.Warn),
+		htcache.WithProblemFunc(func(p *record.Problem) { report(p.Error()) })}
+	if tz := c.String("tz"); tz != "" {
+		loc, err := parseTZ(tz)
+		if err != nil {
+			return cliutil.Usagef("--tz: %v", err)
+		}
+		opts = append(opts, htcache.WithLocation(loc))
+	}
+	hc, err := htcache.Open(c.Args().First(), opts...)
+	if err != nil {
+		return err
+	}
+	defer hc.Close()
+	er, err := hc.Entries()
+	if err != nil {
+		return err
+	}
+	for {
+		e, err := er.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if src, _, _ := hc.Locate(e); src == htcache.BodyMissing {
+			file := hc.Path
+			if e.Old {
+				file = hc.OldPath
+			}
+			report((&record.Problem{File: file, Offset: e.Offset,
+				Msg: fmt.Sprintf("body of %s: X-Save file %q is missing", e.URI(), e.Meta.Save)}).Error())
+		}
+	}
+	if n > 0 {
+		return &cliutil.ExitError{Code: cliutil.ExitFail}
 	}
 	return nil
 }

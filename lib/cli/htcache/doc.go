@@ -1,5 +1,7 @@
 // Package htcache is the htcache command line (cmd/htcache): info, ls,
-// cat and export over HTTrack caches read with lib/htcache. It follows the
-// arcport CLI conventions (../shared/GUIDE.md): data on stdout or -o, one
-// line of reason on stderr, exit 0/1/2.
+// cat, check and export over HTTrack caches read with lib/htcache. It
+// follows the arcport CLI conventions (../shared/GUIDE.md): data on stdout
+// or -o, one line of reason on stderr, exit 0/1/2. info, ls, cat and
+// export read tolerantly (damage is reported on stderr, exit 0); check
+// prints one line per problem on stdout and exits 1 if there is any.
 package htcache

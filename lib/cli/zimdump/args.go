@@ -49,6 +49,8 @@ const extUsage = `arcport extensions:
   zimdump meta [--json] <file>           all M/ metadata
   zimdump warc [-o FILE] [--plain] <file> every entry as a WARC record (gzip; --plain: none)
                                          (https://zim.local/<name>/<path>)
+  zimdump warc --spool-max=SIZE <file>   largest entry to take (default 4G); entries over
+                                         1 MiB are spooled to an unnamed file in $TMPDIR
   --offset=N [--size=N]                  read an archive embedded at byte N of <file>
 `
 
@@ -60,6 +62,7 @@ var longOpts = []struct {
 	{"details", false}, {"dir", true}, {"redirect", false}, {"idx", true}, {"url", true},
 	{"ns", true}, {"help", false}, {"version", false},
 	{"json", false}, {"plain", false}, {"output", true}, {"offset", true}, {"size", true},
+	{"spool-max", true},
 }
 
 // parsed holds the arguments after docopt-like parsing.
@@ -86,7 +89,7 @@ var allowed = map[string][]string{
 	"info":  {"ns", "json", "offset", "size"},
 	"check": {"offset", "size"},
 	"meta":  {"json", "offset", "size"},
-	"warc":  {"output", "plain", "offset", "size"},
+	"warc":  {"output", "plain", "offset", "size", "spool-max"},
 }
 
 // parseArgs mimics docopt as zimdump 3.1.3 uses it: options anywhere, long

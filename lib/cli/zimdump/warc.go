@@ -82,6 +82,14 @@ func (e *env) warc() int {
 	if e.p.has("plain") {
 		opts = append(opts, warc.WithCompression(compio.Plain))
 	}
+	spoolMax := compio.DefaultSpoolMax
+	if e.p.has("spool-max") {
+		n, err := compio.ParseSize(e.p.opts["spool-max"])
+		if err != nil {
+			return e.fail(fmt.Errorf("--spool-max: %w", err))
+		}
+		spoolMax = n
+	}
 	w := warc.NewWriter(out, opts...)
 	base := warcBase(a, e.p.file)
 	date := record.FormatDate(warcDate(a, e.p.file), false)
@@ -155,13 +163,17 @@ func (e *env) warc() int {
 			rec.Header = append(rec.Header,
 				record.Field{Name: record.FieldType, Value: string(record.Resource)},
 				record.Field{Name: record.FieldContentType, Value: mt})
-			rec.Block = r
+			rec.Block = compio.CapReader(r, spoolMax)
 		}
 		err = w.WriteRecord(rec)
 		if closer != nil {
 			closer.Close()
 		}
 		if err != nil {
+			var sl *compio.SpoolLimitError
+			if errors.As(err, &sl) {
+				return e.fail(fmt.Errorf("%s: offset %d: entry %s: %w", e.p.file, ent.Offset, ent.LongPath(), sl))
+			}
 			var fe *zim.FormatError
 			if errors.As(err, &fe) { // reading the blob
 				return e.entryFail(ent, fe)

@@ -2,6 +2,7 @@ package zimdump
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/arcport/arcport/lib/internal/peertest"
+	"github.com/arcport/arcport/lib/internal/zimtest"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
 	"github.com/arcport/arcport/lib/zim"
@@ -119,3 +121,50 @@ func urlPath(uri, base string) (string, error) {
 }
 
 func pathUnescape(s string) (string, error) { return url.PathUnescape(s) }
+
+// TestWarcSpoolMax: an entry of 3 MiB (a few KB of zstd in the archive)
+// with --spool-max 2M stops `zimdump warc` with exit 1 and one line
+// naming the file, the entry's dirent offset and the cap; no output file,
+// nothing in TMPDIR. With the default cap it converts.
+func TestWarcSpoolMax(t *testing.T) {
+	zf := writeZim(t, zimtest.Spec{
+		Clusters: []zimtest.Cluster{{Comp: 5}},
+		Entries: []zimtest.Entry{
+			{NS: 'C', Path: "big", Mime: "text/plain", Data: make([]byte, 3<<20)},
+			{NS: 'C', Path: "small", Mime: "text/plain", Data: []byte("x")},
+		},
+	})
+	a, err := zim.Open(zf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, found, err := a.Find('C', "big")
+	if err != nil || !found {
+		t.Fatal(found, err)
+	}
+	ent, err := a.EntryAt(idx)
+	a.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := filepath.Join(t.TempDir(), "x.warc.gz")
+	r := ours("warc", "--spool-max=2M", "-o", out, zf)
+	want := fmt.Sprintf("zimdump: %s: offset %d: entry C/big: record block larger than the spool limit of 2 MiB (raise it with --spool-max)\n", zf, ent.Offset)
+	if r.rc != 1 || r.stderr != want || r.stdout != "" {
+		t.Errorf("--spool-max=2M: %+v\nwant stderr %q", r, want)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s exists", out)
+	}
+	if r := ours("warc", "--spool-max=lots", "-o", out, zf); r.rc != 1 || !strings.Contains(r.stderr, "--spool-max: bad size") {
+		t.Errorf("--spool-max=lots: %+v", r)
+	}
+	if r := ours("warc", "-o", out, zf); r.rc != 0 {
+		t.Errorf("default cap: %+v", r)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) > 0 {
+		t.Errorf("left %s in TMPDIR", ents[0].Name())
+	}
+}
