@@ -122,6 +122,18 @@ func TestCheckSharedBlob(t *testing.T) {
 	if d, err := a.ReadBlob(e); err != nil || string(d) != "aa" {
 		t.Errorf("C/c reads %q, %v", d, err)
 	}
+
+	// two aliases among four entries (libzim's addAlias): no problem
+	s.Entries = append(s.Entries, zimtest.Entry{NS: 'C', Path: "d", Mime: "text/plain", Data: []byte("dd")})
+	s.Patch = func(b []byte, o zimtest.Offsets) {
+		le32(b[o.Dirents[1]+12:], 0) // C/b shares C/a's blob
+	}
+	if b, _, err = zimtest.Build(s); err != nil {
+		t.Fatal(err)
+	}
+	if _, ps := checkBytes(t, b); len(ps) != 0 {
+		t.Errorf("aliases reported: %v", ps)
+	}
 }
 
 // TestCheckImpossibleSizes: a blob that ends past its cluster (inside the
