@@ -301,7 +301,8 @@ func sized(r *record.Record) (io.Reader, int64, func(), error) {
 	if n <= spoolMem {
 		return &buf, n, nop, nil
 	}
-	f, err := os.CreateTemp("", "arcport-spool-*")
+	// no name: nothing is left behind however the process ends
+	f, err := compio.CreateSpool("", "arcport-spool-*")
 	if err != nil {
 		return nil, 0, nop, err
 	}

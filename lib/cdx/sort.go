@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"slices"
+
+	"github.com/arcport/arcport/lib/internal/compio"
 )
 
 // DefaultSortChunk is the default amount of line data a Sorter holds in
@@ -39,6 +41,10 @@ func WithUnique(on bool) SortOption { return func(s *Sorter) { s.unique = on } }
 // memory: lines are gathered up to the chunk size, sorted, and written as
 // runs to temporary files, which are then merged. Memory use is about the
 // chunk size plus 64 KiB per merged run, whatever the number of lines.
+// The run files have no name (compio.CreateSpool): nothing is left behind
+// however the process ends, SIGKILL included. Runs are merged in tiers, as
+// they come: fanIn runs of one tier become one run of the next, so a run is
+// rewritten once per tier and at most fanIn files per tier are open.
 type Sorter struct {
 	chunk  int
 	dir    string
@@ -47,7 +53,8 @@ type Sorter struct {
 
 	arena  []byte
 	spans  []span
-	runs   []string
+	runs   []*os.File
+	tiers  []int // tier of each run: how many merges made it
 	spills int
 	done   bool
 }
@@ -98,11 +105,12 @@ func (s *Sorter) sortMemory() {
 // spill writes the lines in memory as a sorted run.
 func (s *Sorter) spill() error {
 	s.sortMemory()
-	f, err := os.CreateTemp(s.dir, "cdxsort-*.run")
+	f, err := compio.CreateSpool(s.dir, "cdxsort-*.run")
 	if err != nil {
 		return fmt.Errorf("cdx: sort: %w", err)
 	}
-	s.runs = append(s.runs, f.Name())
+	s.runs = append(s.runs, f)
+	s.tiers = append(s.tiers, 0)
 	s.spills++
 	bw := bufio.NewWriterSize(f, 256<<10)
 	var prev []byte
@@ -116,14 +124,46 @@ func (s *Sorter) spill() error {
 		prev = line
 	}
 	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("cdx: sort: writing %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("cdx: sort: %w", err)
+		return fmt.Errorf("cdx: sort: writing a run: %w", err)
 	}
 	s.arena = s.arena[:0]
 	s.spans = s.spans[:0]
+	// fanIn runs of the last tier become one run of the next tier
+	for {
+		n, tier := 0, s.tiers[len(s.tiers)-1]
+		for n < len(s.tiers) && s.tiers[len(s.tiers)-1-n] == tier {
+			n++
+		}
+		if n < s.fanIn {
+			return nil
+		}
+		if err := s.mergeRuns(len(s.runs)-n, tier+1); err != nil {
+			return err
+		}
+	}
+}
+
+// mergeRuns merges the runs from index from on into one run of tier.
+func (s *Sorter) mergeRuns(from, tier int) error {
+	f, err := compio.CreateSpool(s.dir, "cdxsort-*.run")
+	if err != nil {
+		return fmt.Errorf("cdx: sort: %w", err)
+	}
+	bw := bufio.NewWriterSize(f, 256<<10)
+	runs := append([]*os.File(nil), s.runs[from:]...)
+	s.runs, s.tiers = s.runs[:from], s.tiers[:from]
+	err = s.merge(runs, func(line []byte) error {
+		bw.Write(line)
+		return bw.WriteByte('\n')
+	})
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("cdx: sort: %w", err)
+	}
+	s.runs, s.tiers = append(s.runs, f), append(s.tiers, tier)
 	return nil
 }
 
@@ -157,42 +197,15 @@ func (s *Sorter) Each(fn func(line []byte) error) error {
 	}
 	s.done = true
 	s.arena, s.spans = nil, nil
-	// Merge down to at most fanIn runs.
+	// merge down to at most fanIn runs, then into fn
 	for len(s.runs) > s.fanIn {
-		var next []string
-		for i := 0; i < len(s.runs); i += s.fanIn {
-			group := s.runs[i:min(i+s.fanIn, len(s.runs))]
-			if len(group) == 1 {
-				next = append(next, group[0])
-				continue
-			}
-			f, err := os.CreateTemp(s.dir, "cdxsort-*.run")
-			if err != nil {
-				return fmt.Errorf("cdx: sort: %w", err)
-			}
-			bw := bufio.NewWriterSize(f, 256<<10)
-			err = s.merge(group, func(line []byte) error {
-				bw.Write(line)
-				return bw.WriteByte('\n')
-			})
-			if err == nil {
-				err = bw.Flush()
-			}
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			for _, g := range group {
-				os.Remove(g)
-			}
-			next = append(next, f.Name())
-			if err != nil {
-				s.runs = append(next, s.runs[i+len(group):]...)
-				return fmt.Errorf("cdx: sort: %w", err)
-			}
+		if err := s.mergeRuns(len(s.runs)-s.fanIn, s.tiers[len(s.tiers)-1]+1); err != nil {
+			return err
 		}
-		s.runs = next
 	}
-	return s.merge(s.runs, fn)
+	runs := s.runs
+	s.runs, s.tiers = nil, nil
+	return s.merge(runs, fn)
 }
 
 // WriteTo writes the sorted lines to w, each ending in "\n".
@@ -210,18 +223,15 @@ func (s *Sorter) WriteTo(w io.Writer) (int64, error) {
 	return n, bw.Flush()
 }
 
-// Close removes the temporary files. It is safe to call more than once.
+// Close drops the temporary files. It is safe to call more than once.
 func (s *Sorter) Close() error {
 	s.done = true
-	var first error
 	for _, r := range s.runs {
-		if err := os.Remove(r); err != nil && !os.IsNotExist(err) && first == nil {
-			first = err
-		}
+		r.Close()
 	}
-	s.runs = nil
+	s.runs, s.tiers = nil, nil
 	s.arena, s.spans = nil, nil
-	return first
+	return nil
 }
 
 type runReader struct {
@@ -255,27 +265,25 @@ func (h *runHeap) Pop() any {
 	return x
 }
 
-// merge merges sorted run files into fn.
-func (s *Sorter) merge(files []string, fn func([]byte) error) error {
+// merge merges sorted run files into fn and closes them.
+func (s *Sorter) merge(files []*os.File, fn func([]byte) error) error {
 	h := make(runHeap, 0, len(files))
 	defer func() {
-		for _, r := range h {
-			r.f.Close()
+		for _, f := range files {
+			f.Close()
 		}
 	}()
-	for _, name := range files {
-		f, err := os.Open(name)
+	for _, f := range files {
+		size, err := f.Seek(0, io.SeekEnd)
 		if err != nil {
 			return fmt.Errorf("cdx: sort: %w", err)
 		}
-		r := &runReader{br: bufio.NewReaderSize(f, 64<<10), f: f}
+		r := &runReader{br: bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 64<<10), f: f}
 		ok, err := r.next()
 		if err != nil {
-			f.Close()
-			return fmt.Errorf("cdx: sort: reading %s: %w", name, err)
+			return fmt.Errorf("cdx: sort: reading a run: %w", err)
 		}
 		if !ok {
-			f.Close()
 			continue
 		}
 		h = append(h, r)
@@ -296,12 +304,11 @@ func (s *Sorter) merge(files []string, fn func([]byte) error) error {
 		}
 		ok, err := r.next()
 		if err != nil {
-			return fmt.Errorf("cdx: sort: reading %s: %w", r.f.Name(), err)
+			return fmt.Errorf("cdx: sort: reading a run: %w", err)
 		}
 		if ok {
 			heap.Fix(&h, 0)
 		} else {
-			r.f.Close()
 			heap.Pop(&h)
 		}
 	}

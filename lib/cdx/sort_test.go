@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -116,5 +117,37 @@ func TestSorterAfterUse(t *testing.T) {
 	}
 	if err := NewSorter().Add([]byte("a\nb")); err == nil {
 		t.Error("a line with a newline inside was accepted")
+	}
+}
+
+// TestSorterRunsHaveNoName: the run files of a spilling sort have no name
+// in the temporary directory at any time (a SIGKILL leaves nothing), and
+// tiered merging keeps the result sorted.
+func TestSorterRunsHaveNoName(t *testing.T) {
+	dir := t.TempDir()
+	s := NewSorter(WithTempDir(dir), WithChunkSize(1<<10), WithFanIn(3))
+	var want []string
+	for i := 0; i < 5000; i++ {
+		line := fmt.Sprintf("key%07d", (i*7919)%5000)
+		want = append(want, line)
+		if err := s.Add([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+		if i%500 == 0 {
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Fatalf("after %d lines (%d runs): %d named files in the temporary directory", i, s.Runs(), len(ents))
+			}
+		}
+	}
+	if s.Runs() < 20 {
+		t.Fatalf("only %d runs: the test wants many", s.Runs())
+	}
+	sort.Strings(want)
+	var got []string
+	if err := s.Each(func(l []byte) error { got = append(got, string(l)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("sorted %d lines, want %d in order", len(got), len(want))
 	}
 }
