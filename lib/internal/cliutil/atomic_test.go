@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -120,5 +121,17 @@ func TestPendingIn(t *testing.T) {
 	}
 	if s := kernelPending(); s != nil {
 		t.Errorf("test process has %v pending", s)
+	}
+}
+
+// TestAtomicSIGKILL: a process killed with SIGKILL before Commit leaves no
+// file beside its output (the output has no name until Commit, on Linux).
+func TestAtomicSIGKILL(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("unnamed files (O_TMPFILE) are Linux's")
+	}
+	code, dir := runChild(t, "wait", syscall.SIGKILL)
+	if names := listDir(t, dir); len(names) != 0 {
+		t.Fatalf("exit %d, files left %v", code, names)
 	}
 }

@@ -166,8 +166,9 @@ func IsTerminal(f *os.File) bool {
 // never leaves a partial file under the final name.
 type AtomicFile struct {
 	*os.File
-	final string
-	done  bool
+	final   string
+	done    bool
+	unnamed bool // O_TMPFILE: named only by Commit, just before the rename
 }
 
 // CreateAtomic creates a temporary file in the directory of path. It also
@@ -177,6 +178,11 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 	if dir == "" {
 		dir = "."
 	}
+	if f, ok := createUnnamed(dir); ok {
+		// no name until Commit: SIGKILL leaves nothing behind either
+		watchSignals() // SIGINT/SIGTERM before Commit: exit 130/143, nothing named
+		return &AtomicFile{File: f, final: path, unnamed: true}, nil
+	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
 		return nil, err
@@ -184,6 +190,27 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 	a := &AtomicFile{File: f, final: path}
 	registerCleanup(f.Name())
 	return a, nil
+}
+
+// name links an unnamed file under a temporary name beside its target.
+func (a *AtomicFile) name() (string, error) {
+	dir, base := filepath.Split(a.final)
+	for i := 0; ; i++ {
+		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatInt(time.Now().UnixNano()%1e9+int64(i), 10))
+		sigMu.Lock()
+		err := nameUnnamed(a.File, name)
+		if err == nil {
+			tempFiles[name] = true
+		}
+		sigMu.Unlock()
+		if err == nil {
+			watchSignals()
+			return name, nil
+		}
+		if !os.IsExist(err) || i > 100 {
+			return "", err
+		}
+	}
 }
 
 // Commit flushes, closes and renames the file to its final name. If a
@@ -195,6 +222,17 @@ func (a *AtomicFile) Commit() error {
 	}
 	a.done = true
 	name := a.File.Name()
+	if a.unnamed {
+		if err := a.File.Sync(); err != nil {
+			a.File.Close()
+			return err
+		}
+		var err error
+		if name, err = a.name(); err != nil {
+			a.File.Close()
+			return err
+		}
+	}
 	fail := func(err error) error {
 		os.Remove(name)
 		unregisterCleanup(name)
@@ -248,6 +286,9 @@ func (a *AtomicFile) Abort() {
 	}
 	a.done = true
 	a.File.Close()
+	if a.unnamed {
+		return // it never had a name
+	}
 	os.Remove(a.File.Name())
 	unregisterCleanup(a.File.Name())
 }
