@@ -81,7 +81,15 @@ type Config struct {
 	Header record.Header
 	// Jar, when set, supplies and stores cookies (see LoadCookies).
 	Jar http.CookieJar
+	// Auth holds credentials by origin (see Origin: "scheme://host:port"),
+	// sent as HTTP Basic authentication with every request to exactly that
+	// origin, robots.txt included, and never to another scheme, host or
+	// port, wherever a link or redirect leads. The Authorization field is
+	// recorded as "Authorization: Basic [redacted]" (see Redacted).
+	Auth map[string]Credential
 	// Proxy is an http:// proxy; https URLs go through a CONNECT tunnel.
+	// Its userinfo, if any, is sent as Proxy-Authorization, recorded
+	// redacted like Authorization.
 	Proxy *url.URL
 	// TLSConfig is used for https (ServerName and ALPN are set per host).
 	TLSConfig *tls.Config
@@ -266,7 +274,9 @@ type Capture struct {
 	Duration time.Duration
 	// IP is the address of the server (or proxy) connected to.
 	IP string
-	// Request holds the request bytes exactly as sent.
+	// Request holds the request bytes as sent, but for the credentials of
+	// Authorization and Proxy-Authorization fields, replaced with Redacted
+	// ("Authorization: Basic [redacted]").
 	Request []byte
 	// Response holds the response bytes exactly as received (interim 1xx
 	// responses, head, body with its transfer and content codings). Nil

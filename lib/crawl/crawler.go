@@ -122,7 +122,7 @@ func New(cfg Config, sink Sink) (*Crawler, error) {
 		return nil, errors.New("negative rate")
 	}
 	if cfg.Proxy != nil && cfg.Proxy.Scheme != "http" {
-		return nil, fmt.Errorf("proxy %s: only http:// proxies are supported", cfg.Proxy)
+		return nil, fmt.Errorf("proxy %s: only http:// proxies are supported", cfg.Proxy.Redacted())
 	}
 	for _, f := range cfg.Header {
 		if strings.ContainsAny(f.Name+f.Value, "\r\n") || f.Name == "" || strings.ContainsAny(f.Name, " :\t") {

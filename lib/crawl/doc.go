@@ -14,6 +14,10 @@
 //     coding, proxies (CONNECT for https), cookies (Netscape cookies.txt),
 //     an idle timeout, a time limit per request and a minimum transfer
 //     rate (HTTrack's -T and -J), retries with backoff and Retry-After;
+//   - HTTP Basic authentication (Config.Auth) sent to the start URLs'
+//     origins only, never across a redirect to another scheme, host or
+//     port; credentials are never recorded: URLs lose their userinfo and
+//     request records show "Authorization: Basic [redacted]";
 //   - politeness that holds as seen from the server (chapter 4.3.4): at most
 //     Connections requests at once (in total and per host), requests to a
 //     host at least 1/Rate apart measured when each request is written,

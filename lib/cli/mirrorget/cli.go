@@ -78,7 +78,8 @@ func SplitFilters(args []string) []string {
 var valueFlags = map[string]bool{"O": true, "o": true, "format": true, "c": true, "rate": true, "max-rate": true,
 	"r": true, "ext-depth": true, "scope": true, "filter": true, "robots": true, "user-agent": true, "header": true,
 	"cookies": true, "proxy": true, "timeout": true, "retries": true, "max-size": true, "follow-redirects": true,
-	"max-parse": true, "min-rate": true, "max-request-time": true, "part-size": true}
+	"max-parse": true, "min-rate": true, "max-request-time": true, "part-size": true,
+	"http-user": true, "http-password": true, "netrc": true}
 
 // App returns the urfave/cli application.
 func App() *cli.App {
@@ -111,7 +112,10 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.StringFlag{Name: "user-agent", Value: crawl.DefaultUserAgent(), Usage: "User-Agent `STRING`"},
 			&cli.StringSliceFlag{Name: "header", Usage: "extra request field `\"Name: value\"` (repeatable)"},
 			&cli.StringFlag{Name: "cookies", Usage: "Netscape cookies.txt `FILE` to send cookies from"},
-			&cli.StringFlag{Name: "proxy", Usage: "http proxy `URL` (http://[user:pass@]host:port)"},
+			&cli.StringFlag{Name: "proxy", Usage: "http proxy `URL` (http://[user:pass@]host:port; the password is sent as Proxy-Authorization and recorded redacted)"},
+			&cli.StringFlag{Name: "http-user", Usage: "HTTP Basic authentication `USER` for the start URLs' origins (scheme, host and port) only"},
+			&cli.StringFlag{Name: "http-password", Usage: "HTTP Basic authentication `PASSWORD` (with --http-user); never written to any output: request records hold \"Authorization: Basic [redacted]\""},
+			&cli.StringFlag{Name: "netrc", Usage: "read credentials for the start URLs' hosts from the netrc `FILE` (machine/default, login, password), sent to the start URLs' origins only"},
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "connect and idle timeout (HTTrack -T)"},
 			&cli.StringFlag{Name: "min-rate", Value: strconv.Itoa(crawl.DefaultMinRate), Usage: "traffic jam control (HTTrack -J): cut a transfer bringing less than `BYTES` per second over a --timeout period (suffixes k, m; 0: off)"},
 			&cli.DurationFlag{Name: "max-request-time", Value: crawl.DefaultMaxRequestTime, Usage: "cut a request lasting longer than `DURATION` from its sending, whatever its rate (0: no limit; HTTrack's -E --max-time bounds the whole mirror instead)"},
@@ -169,12 +173,22 @@ func options(c *cli.Context) (*Options, error) {
 	if len(cfg.Seeds) == 0 {
 		return nil, cliutil.Usagef("no start URL")
 	}
+	// credentials come off the start URLs before anything else sees them
+	seedCreds := make([]*crawl.Credential, len(cfg.Seeds))
 	for i, s := range cfg.Seeds {
 		if !strings.Contains(s, "://") {
-			cfg.Seeds[i] = "http://" + s // as HTTrack and wget accept
+			s = "http://" + s // as HTTrack and wget accept
+		}
+		clean, cred, ok := crawl.StripUserinfo(s)
+		cfg.Seeds[i] = clean
+		if ok {
+			seedCreds[i] = &cred
 		}
 	}
 	var err error
+	if cfg.Auth, err = credentials(c, cfg.Seeds, seedCreds); err != nil {
+		return nil, err
+	}
 	if cfg.Scope, err = crawl.ParseScopeMode(c.String("scope")); err != nil {
 		return nil, cliutil.Usagef("%v", err)
 	}
@@ -233,7 +247,8 @@ func options(c *cli.Context) (*Options, error) {
 		}
 		u, err := url.Parse(p)
 		if err != nil || u.Scheme != "http" || u.Host == "" {
-			return nil, cliutil.Usagef("bad --proxy %q (want http://host:port)", c.String("proxy"))
+			shown, _, _ := crawl.StripUserinfo(p) // never print the proxy's password
+			return nil, cliutil.Usagef("bad --proxy %q (want http://host:port)", shown)
 		}
 		cfg.Proxy = u
 	}
@@ -268,6 +283,61 @@ func options(c *cli.Context) (*Options, error) {
 	o.Crawl = cfg
 	o.Progress = !o.Quiet && cliutil.IsTerminal(os.Stderr)
 	return o, nil
+}
+
+// credentials returns the credentials sent to the origins of the start
+// URLs seeds: a start URL's own userinfo (creds[i]), else --http-user and
+// --http-password, else the --netrc entry of the host; a password missing
+// from the first two is looked up in the netrc file for that login.
+func credentials(c *cli.Context, seeds []string, creds []*crawl.Credential) (map[string]crawl.Credential, error) {
+	var nrc *crawl.Netrc
+	if f := c.String("netrc"); f != "" {
+		r, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		nrc, err = crawl.ParseNetrc(r, f)
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	flagUser, flagPass := c.String("http-user"), c.String("http-password")
+	auth := map[string]crawl.Credential{}
+	for i, s := range seeds {
+		u, err := crawl.CanonicalURL(s)
+		if err != nil {
+			continue // crawl.New reports it
+		}
+		origin := crawl.Origin(u)
+		if _, done := auth[origin]; done {
+			continue
+		}
+		var cred crawl.Credential
+		switch {
+		case creds[i] != nil:
+			cred = *creds[i]
+			if cred.Password == "" {
+				cred.Password = flagPass
+			}
+		case c.IsSet("http-user") || c.IsSet("http-password"):
+			cred = crawl.Credential{User: flagUser, Password: flagPass}
+		case nrc != nil:
+			if nc, ok := nrc.Lookup(u.Hostname(), ""); ok {
+				auth[origin] = nc
+			}
+			continue
+		default:
+			continue
+		}
+		if cred.Password == "" && nrc != nil {
+			if nc, ok := nrc.Lookup(u.Hostname(), cred.User); ok {
+				cred.Password = nc.Password
+			}
+		}
+		auth[origin] = cred
+	}
+	return auth, nil
 }
 
 func action(c *cli.Context) error {
