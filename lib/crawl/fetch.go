@@ -157,6 +157,14 @@ func (c *connReader) Read(p []byte) (int, error) {
 		}
 		c.nc.SetReadDeadline(dl)
 	}
+	// The exchange's cancellation sets a past deadline on the connection
+	// (see once), which the line above would undo had it come between two
+	// reads: a body arriving without pause would be read to its end. Checked
+	// after setting the deadline, a cancellation is seen here or cuts the
+	// read below.
+	if c.ctx != nil && c.ctx.Err() != nil {
+		return 0, c.ctx.Err()
+	}
 	n, err := c.nc.Read(p)
 	if err != nil && !c.deadline.IsZero() && !time.Now().Before(c.deadline) {
 		var ne net.Error

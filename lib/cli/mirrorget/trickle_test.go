@@ -1,0 +1,179 @@
+package mirrorget
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/arcport/arcport/lib/arc"
+	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/warc"
+)
+
+// trickleSite serves a small page linking to /big, a body announced as
+// 8 GiB and sent 32 KiB every 20 ms for as long as the client reads (with
+// fast, 2 GiB sent as fast as the client reads); sent counts the bytes of
+// /big written.
+func trickleSite(t *testing.T, sent *atomic.Int64, fast bool) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.NotFound(w, r)
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<html><body><a href="/big">big</a> <a href="/small.html">s</a></body></html>`)
+		case "/big":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			size, pause := int64(8)<<30, 20*time.Millisecond
+			if fast {
+				size, pause = fastBody, 0
+			}
+			w.Header().Set("Content-Length", fmt.Sprint(size))
+			chunk := []byte(strings.Repeat("0123456789abcdef", 2048))
+			for n := int64(0); n < size; n += int64(len(chunk)) {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				sent.Add(int64(len(chunk)))
+				if pause == 0 {
+					continue
+				}
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<html><body>small</body></html>`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// fastBody is the size of the body sent fast by trickleSite.
+const fastBody = 2 << 30
+
+// readAllRecords reads a WARC or ARC file to its end, every block in full,
+// failing on any error, and returns the number of records.
+func readAllRecords(t *testing.T, path, format string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("the stream is gone: %v", err)
+	}
+	defer f.Close()
+	type reader interface{ Next() (*record.Record, error) }
+	var r reader
+	if format == "arc" {
+		r, err = arc.NewReader(f, arc.WithPolicy(record.Fail))
+	} else {
+		r, err = warc.NewReader(f, warc.WithPolicy(record.Fail))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			t.Fatalf("%s: after %d records: %v", path, n, err)
+		}
+		if _, err := io.Copy(io.Discard, rec.Block); err != nil {
+			t.Fatalf("%s: record %d: %v", path, n, err)
+		}
+		n++
+	}
+}
+
+// TestSignalDuringLargeDownload interrupts the real binary while it
+// receives a huge body trickled slowly: it stops (bound 10 s; the time taken
+// is logged), exits 130 for SIGINT and 143 for SIGTERM, and the -o file
+// reads to its end with lib/warc or lib/arc, every record complete. A body
+// arriving fast (the fetcher reading without pause) is cut as well.
+func TestSignalDuringLargeDownload(t *testing.T) {
+	bin := buildMirrorget(t)
+	for _, tc := range []struct {
+		format string
+		sig    syscall.Signal
+		want   int
+		mirror bool
+		fast   bool
+	}{
+		{"warc", syscall.SIGINT, 130, false, false},
+		{"arc", syscall.SIGTERM, 143, false, false},
+		{"warc", syscall.SIGINT, 130, true, false},
+		{"warc", syscall.SIGINT, 130, false, true},
+		{"warc", syscall.SIGTERM, 143, true, true},
+	} {
+		t.Run(fmt.Sprintf("%s-%v-mirror=%v-fast=%v", tc.format, tc.sig, tc.mirror, tc.fast), func(t *testing.T) {
+			var sent atomic.Int64
+			srv := trickleSite(t, &sent, tc.fast)
+			dir := t.TempDir()
+			out := filepath.Join(dir, "x."+tc.format+".gz")
+			args := []string{"-c", "2", "--format", tc.format, "-o", out}
+			if tc.mirror {
+				args = append(args, "-O", filepath.Join(dir, "m"))
+			}
+			cmd := exec.Command(bin, append(args, srv.URL+"/")...)
+			cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			// well into the body: past the in-memory part of the spool
+			for sent.Load() < 2<<20 {
+				select {
+				case err := <-done:
+					t.Fatalf("exited before the signal: %v\n%s", err, stderr.String())
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			start := time.Now()
+			cmd.Process.Signal(tc.sig)
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running 10 s after %v (%d body bytes sent)\n%s", tc.sig, sent.Load(), stderr.String())
+			}
+			t.Logf("%v: exited %v after the signal, %d body bytes sent", tc.sig, time.Since(start).Round(time.Millisecond), sent.Load())
+			if tc.fast && sent.Load() >= fastBody {
+				t.Errorf("the signal did not stop the download: all %d bytes were read", sent.Load())
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != tc.want {
+				t.Fatalf("exit %v, want status %d; stderr %q", err, tc.want, stderr.String())
+			}
+			n := readAllRecords(t, out, tc.format)
+			if n < 2 {
+				t.Errorf("%d records in the stream", n)
+			}
+			left, _ := filepath.Glob(filepath.Join(dir, "mirrorget-spool-*"))
+			if len(left) > 0 {
+				t.Errorf("spool files left: %v", left)
+			}
+		})
+	}
+}
