@@ -76,7 +76,9 @@ func readAllRecords(t *testing.T, path, format string) int {
 		t.Fatalf("the stream is gone: %v", err)
 	}
 	defer f.Close()
-	type reader interface{ Next() (*record.Record, error) }
+	type reader interface {
+		Next() (*record.Record, error)
+	}
 	var r reader
 	if format == "arc" {
 		r, err = arc.NewReader(f, arc.WithPolicy(record.Fail))
