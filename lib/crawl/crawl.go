@@ -116,9 +116,15 @@ type Config struct {
 	Retries       int
 	RetryBackoff  time.Duration
 	MaxRetryAfter time.Duration
-	// MaxSize truncates response bodies past this many bytes (0: no limit);
-	// such captures carry Truncated "length".
+	// MaxSize truncates response bodies past this many bytes (0: no limit;
+	// DefaultConfig sets DefaultMaxSize); such captures carry Truncated
+	// "length" (WARC-Truncated: length).
 	MaxSize int64
+	// MaxRobotsSize is how much of a robots.txt body is received and read
+	// (zero: DefaultMaxRobotsSize, 500 KiB, as RFC 9309 2.5 allows); the
+	// rules read up to there are obeyed, and the capture carries Truncated
+	// "length".
+	MaxRobotsSize int64
 	// MaxParse bounds the decoded bytes of a document read for links
 	// (default DefaultMaxParse, and never more than MaxSize when that is
 	// set; see ParseLimit): a gzip body inflating to gigabytes is read up to
@@ -162,6 +168,13 @@ type Config struct {
 	SpoolMemory int
 }
 
+// DefaultMaxSize is mirrorget's default Config.MaxSize: bodies are cut
+// after 1 GiB.
+const DefaultMaxSize = 1 << 30
+
+// DefaultMaxRobotsSize is the default Config.MaxRobotsSize: 500 KiB.
+const DefaultMaxRobotsSize = 500 << 10
+
 // DefaultMaxParse is the default of Config.MaxParse: 64 MiB of decoded
 // document read for links.
 const DefaultMaxParse = 64 << 20
@@ -192,9 +205,10 @@ const DefaultMaxRequestTime = 10 * time.Minute
 const DefaultMinRate = 100
 
 // DefaultConfig returns the defaults of mirrorget's flags: prefix scope,
-// unlimited depth, robots.txt on, 4 connections, 30 s timeout, 10 minutes
-// at most per request, at least 100 bytes/s, 2 retries, redirects followed
-// in scope.
+// unlimited depth, robots.txt on (500 KiB of it read), 4 connections,
+// 30 s timeout, 10 minutes at most per request, at least 100 bytes/s,
+// bodies cut after 1 GiB, 2 retries, at most 10 redirects followed in
+// scope from a URL; the trap bounds' defaults are those of Traps.
 func DefaultConfig() Config {
 	return Config{
 		MaxDepth:       -1,
@@ -207,6 +221,8 @@ func DefaultConfig() Config {
 		RetryBackoff:   time.Second,
 		MaxRetryAfter:  5 * time.Minute,
 		MaxRedirects:   10,
+		MaxSize:        DefaultMaxSize,
+		MaxRobotsSize:  DefaultMaxRobotsSize,
 		Connections:    4,
 	}
 }

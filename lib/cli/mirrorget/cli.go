@@ -79,7 +79,8 @@ var valueFlags = map[string]bool{"O": true, "o": true, "format": true, "c": true
 	"r": true, "ext-depth": true, "scope": true, "filter": true, "robots": true, "user-agent": true, "header": true,
 	"cookies": true, "proxy": true, "timeout": true, "retries": true, "max-size": true, "follow-redirects": true,
 	"max-parse": true, "min-rate": true, "max-request-time": true, "part-size": true,
-	"http-user": true, "http-password": true, "netrc": true}
+	"http-user": true, "http-password": true, "netrc": true, "max-robots-size": true, "max-url-length": true,
+	"max-segment-repeat": true, "max-path-segments": true, "max-redirects": true}
 
 // App returns the urfave/cli application.
 func App() *cli.App {
@@ -120,7 +121,12 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.StringFlag{Name: "min-rate", Value: strconv.Itoa(crawl.DefaultMinRate), Usage: "traffic jam control (HTTrack -J): cut a transfer bringing less than `BYTES` per second over a --timeout period (suffixes k, m; 0: off)"},
 			&cli.DurationFlag{Name: "max-request-time", Value: crawl.DefaultMaxRequestTime, Usage: "cut a request lasting longer than `DURATION` from its sending, whatever its rate (0: no limit; HTTrack's -E --max-time bounds the whole mirror instead)"},
 			&cli.IntFlag{Name: "retries", Value: 2, Usage: "retries after network errors, 429 and 5xx"},
-			&cli.StringFlag{Name: "max-size", Usage: "truncate bodies after `BYTES` (suffixes k, m, g)"},
+			&cli.StringFlag{Name: "max-size", Value: "1g", Usage: "truncate response bodies after `BYTES` (suffixes k, m, g; 0: no limit); a cut record is marked WARC-Truncated: length"},
+			&cli.StringFlag{Name: "max-robots-size", Value: "500k", Usage: "receive and read at most `BYTES` of a robots.txt and obey the rules read up to there (RFC 9309 allows 500 KiB)"},
+			&cli.IntFlag{Name: "max-url-length", Value: crawl.DefaultTraps.MaxURLLength, Usage: "do not follow links whose URL is longer than `N` bytes, reported with -v (0: no limit)"},
+			&cli.IntFlag{Name: "max-segment-repeat", Value: crawl.DefaultTraps.MaxRepeat, Usage: "link-trap guard: do not follow links whose path holds one segment more than `N` times, reported with -v (0: no limit)"},
+			&cli.IntFlag{Name: "max-path-segments", Value: crawl.DefaultTraps.MaxSegments, Usage: "link-trap guard: do not follow links whose path has more than `N` segments, reported with -v (0: no limit)"},
+			&cli.IntFlag{Name: "max-redirects", Value: 10, Usage: "follow at most `N` redirects in a row (HTTP 3xx and meta refresh) from a URL, reported with -v (0: follow none)"},
 			&cli.StringFlag{Name: "max-parse", Value: "64m", Usage: "read at most `BYTES` of a decoded page for links and keep a content-coded body decoded in the mirror only up to there (never more than --max-size)"},
 			&cli.StringFlag{Name: "follow-redirects", Value: "in-scope", Usage: "in-scope, all or none"},
 			&cli.BoolFlag{Name: "q", Usage: "quiet: no progress, no warnings"},
@@ -219,10 +225,33 @@ func options(c *cli.Context) (*Options, error) {
 			return nil, cliutil.Usagef("--max-rate: %v", err)
 		}
 	}
-	if s := c.String("max-size"); s != "" {
-		if cfg.MaxSize, err = ParseSize(s); err != nil {
-			return nil, cliutil.Usagef("--max-size: %v", err)
+	if cfg.MaxSize, err = ParseSize(c.String("max-size")); err != nil {
+		return nil, cliutil.Usagef("--max-size: %v", err)
+	}
+	if cfg.MaxRobotsSize, err = ParseSize(c.String("max-robots-size")); err != nil || cfg.MaxRobotsSize == 0 {
+		return nil, cliutil.Usagef("--max-robots-size: bad size %q", c.String("max-robots-size"))
+	}
+	// Traps: 0 on the command line is no limit, which Traps spells -1
+	for _, b := range []struct {
+		flag string
+		v    *int
+	}{{"max-url-length", &cfg.Traps.MaxURLLength}, {"max-segment-repeat", &cfg.Traps.MaxRepeat}, {"max-path-segments", &cfg.Traps.MaxSegments}} {
+		switch n := c.Int(b.flag); {
+		case n < 0:
+			return nil, cliutil.Usagef("--%s must not be negative", b.flag)
+		case n == 0:
+			*b.v = -1
+		default:
+			*b.v = n
 		}
+	}
+	switch n := c.Int("max-redirects"); {
+	case n < 0:
+		return nil, cliutil.Usagef("--max-redirects must not be negative")
+	case n == 0:
+		cfg.Redirects = crawl.RedirectsNone
+	default:
+		cfg.MaxRedirects = n
 	}
 	if cfg.MaxParse, err = ParseSize(c.String("max-parse")); err != nil || cfg.MaxParse == 0 {
 		return nil, cliutil.Usagef("--max-parse: bad size %q", c.String("max-parse"))
@@ -455,6 +484,13 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		}
 		if o.Verbose {
 			fmt.Fprintf(stderr, "%d %s %d %s\n", cp.Status(), cp.MIME(), sizeOf(cp), cp.URL)
+			for _, l := range cp.Links {
+				// links refused by a cap: the other refusals (scope,
+				// depth, filter) are the crawl's shape
+				if strings.HasPrefix(l.Reason, "trap: ") || l.Reason == "too many redirects" {
+					fmt.Fprintf(stderr, "skip %s (%s)\n", shorten(l.Canonical, 200), l.Reason)
+				}
+			}
 		}
 		if st != nil {
 			if err := st.write(cp); err != nil {
@@ -521,6 +557,14 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		return &cliutil.ExitError{Code: exitStatus(ctx), Msg: fmt.Sprintf("mirrorget: interrupted after %d captures; the stream holds complete records only", s.Done)}
 	}
 	return nil
+}
+
+// shorten cuts s to n bytes at most, marking the cut with "...".
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
 }
 
 func sizeOf(cp *crawl.Capture) int64 {
