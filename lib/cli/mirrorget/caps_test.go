@@ -209,7 +209,7 @@ func xTestCapDefaults(t *testing.T) {
 		cfg.Traps.MaxURLLength != 2048 || cfg.Traps.MaxRepeat != 3 || cfg.Traps.MaxSegments != 64 {
 		t.Errorf("defaults: MaxSize %d, MaxRedirects %d, Traps %+v", cfg.MaxSize, cfg.MaxRedirects, cfg.Traps)
 	}
-	if d := crawl.DefaultConfig(); d.MaxSize != cfg.MaxSize  {
+	if d := crawl.DefaultConfig(); d.MaxSize != cfg.MaxSize {
 		t.Errorf("crawl.DefaultConfig: MaxSize %d", d.MaxSize)
 	}
 }
