@@ -193,7 +193,7 @@ func TestCaps(t *testing.T) {
 }
 
 // The flags' defaults are the crawler's.
-func xTestCapDefaults(t *testing.T) {
+func TestCapDefaults(t *testing.T) {
 	var got *Options
 	app := App()
 	app.Action = func(c *cli.Context) error {
@@ -205,11 +205,11 @@ func xTestCapDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := got.Crawl
-	if cfg.MaxSize != 1<<30 || cfg.MaxRedirects != 10 ||
+	if cfg.MaxSize != 1<<30 || cfg.MaxRobotsSize != 500<<10 || cfg.MaxRedirects != 10 ||
 		cfg.Traps.MaxURLLength != 2048 || cfg.Traps.MaxRepeat != 3 || cfg.Traps.MaxSegments != 64 {
-		t.Errorf("defaults: MaxSize %d, MaxRedirects %d, Traps %+v", cfg.MaxSize, cfg.MaxRedirects, cfg.Traps)
+		t.Errorf("defaults: MaxSize %d, MaxRobotsSize %d, MaxRedirects %d, Traps %+v", cfg.MaxSize, cfg.MaxRobotsSize, cfg.MaxRedirects, cfg.Traps)
 	}
-	if d := crawl.DefaultConfig(); d.MaxSize != cfg.MaxSize {
-		t.Errorf("crawl.DefaultConfig: MaxSize %d", d.MaxSize)
+	if d := crawl.DefaultConfig(); d.MaxSize != cfg.MaxSize || d.MaxRobotsSize != cfg.MaxRobotsSize {
+		t.Errorf("crawl.DefaultConfig: MaxSize %d, MaxRobotsSize %d", d.MaxSize, d.MaxRobotsSize)
 	}
 }
