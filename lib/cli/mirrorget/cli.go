@@ -453,7 +453,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		if o.Output != "" && o.Output != "-" {
 			name = filepath.Base(o.Output)
 		}
-		st = newStream(out, o.Format, name, &o.Crawl)
+		st = newStream(ctx, out, file, o.Format, name, &o.Crawl)
 	}
 	var mir *localMirror
 	if o.Mirror != "" {
@@ -462,6 +462,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		mir.ctx = ctx
 		o.Crawl.Validators = mir.validators
 		o.Crawl.Extract = mir.extract
 		o.Crawl.Prepare = mir.prepare

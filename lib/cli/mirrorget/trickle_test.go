@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -175,6 +176,119 @@ func TestSignalDuringLargeDownload(t *testing.T) {
 			left, _ := filepath.Glob(filepath.Join(dir, "mirrorget-spool-*"))
 			if len(left) > 0 {
 				t.Errorf("spool files left: %v", left)
+			}
+		})
+	}
+}
+
+// bigSite serves a page linking to /big, size bytes of incompressible data
+// sent as fast as the client reads; sent counts them.
+func bigSite(t *testing.T, size int64, sent *atomic.Int64) *httptest.Server {
+	chunk := make([]byte, 1<<20)
+	rand.NewChaCha8([32]byte{1}).Read(chunk)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.NotFound(w, r)
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<html><body><a href="/big">big</a></body></html>`)
+		case "/big":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Header().Set("Content-Length", fmt.Sprint(size))
+			for n := int64(0); n < size; n += int64(len(chunk)) {
+				if _, err := w.Write(chunk[:min(int64(len(chunk)), size-n)]); err != nil {
+					return
+				}
+				sent.Add(min(int64(len(chunk)), size-n))
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestSignalWhileWritingRecord signals the real binary once a 768 MiB body
+// has been received whole, while its record is written (to -o FILE, with
+// and without -O DIR, and to a pipe): the record is dropped whole and the
+// run ends (bound 10 s; the time taken is logged) with status 130, the
+// output reading to its end with every record complete. (To a pipe a WARC
+// record is dropped while its block is read, before any byte of it is
+// written; one whose writing has begun is finished.)
+func TestSignalWhileWritingRecord(t *testing.T) {
+	bin := buildMirrorget(t)
+	const size = 768 << 20
+	for _, tc := range []struct {
+		format string
+		mirror bool
+		pipe   bool
+		want   int // records in the output
+	}{
+		{"warc", false, false, 5},
+		{"warc", true, false, 5},
+		{"arc", false, false, 3},
+		{"warc", false, true, 6}, // /big's request record is out before its response is read
+	} {
+		t.Run(fmt.Sprintf("%s-mirror=%v-pipe=%v", tc.format, tc.mirror, tc.pipe), func(t *testing.T) {
+			var sent atomic.Int64
+			srv := bigSite(t, size, &sent)
+			dir := t.TempDir()
+			out := filepath.Join(dir, "x."+tc.format+".gz")
+			args := []string{"-c", "1", "--format", tc.format}
+			if !tc.pipe {
+				args = append(args, "-o", out)
+			}
+			if tc.mirror {
+				args = append(args, "-O", filepath.Join(dir, "m"))
+			}
+			cmd := exec.Command(bin, append(args, srv.URL+"/")...)
+			cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if tc.pipe {
+				f, err := os.Create(out) // the test's end of the pipe copies to out
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				cmd.Stdout = struct{ io.Writer }{f} // not an *os.File: a pipe
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			for sent.Load() < size {
+				select {
+				case err := <-done:
+					t.Fatalf("exited before the signal: %v\n%s", err, stderr.String())
+				case <-time.After(time.Millisecond):
+				}
+			}
+			time.Sleep(50 * time.Millisecond) // the last bytes reach the spool
+			start := time.Now()
+			cmd.Process.Signal(syscall.SIGINT)
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running 10 s after SIGINT\n%s", stderr.String())
+			}
+			t.Logf("exited %v after SIGINT", time.Since(start).Round(time.Millisecond))
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+				t.Fatalf("exit %v, want status 130; stderr %q", err, stderr.String())
+			}
+			n := readAllRecords(t, out, tc.format)
+			fi, _ := os.Stat(out)
+			t.Logf("%d records, %d bytes in the -o file", n, fi.Size())
+			// warcinfo, robots.txt and / (request and response): /big's
+			// records are dropped whole (to a pipe, its request record is
+			// out before the response record is read)
+			if n != tc.want || fi.Size() > 1<<20 {
+				t.Errorf("%d records, %d bytes: the record being written was finished, not dropped", n, fi.Size())
 			}
 		})
 	}
