@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -386,19 +387,38 @@ type signalCause struct{ sig os.Signal }
 func (s *signalCause) Error() string { return "interrupted by " + s.sig.String() }
 func (s *signalCause) Unwrap() error { return context.Canceled }
 
+// partialOutput names the -o temporary file while Run writes it; a second
+// signal removes it before exiting.
+var partialOutput atomic.Pointer[string]
+
 // notifySignals returns a context cancelled, with a *signalCause, by the
-// first SIGINT or SIGTERM. After that signal the crawl winds down cleanly;
-// a second one kills the process as usual (the handler is gone).
+// first SIGINT or SIGTERM. After that signal the crawl winds down cleanly
+// (within a second or so: fetches are cut, a record being written is
+// dropped); a second signal exits at once, with status 130 or 143, after
+// removing the partial -o file (a wind-down can be stuck writing to a
+// pipe nobody reads).
 func notifySignals(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case s := <-sigs:
-			signal.Stop(sigs)
 			cancel(&signalCause{s})
+		case <-done:
+			return
+		}
+		select {
+		case s := <-sigs:
+			if p := partialOutput.Load(); p != nil {
+				os.Remove(*p)
+			}
+			fmt.Fprintf(os.Stderr, "mirrorget: %v again: stopped at once\n", s)
+			if s == syscall.SIGTERM {
+				os.Exit(143)
+			}
+			os.Exit(130)
 		case <-done:
 		}
 	}()
@@ -437,6 +457,8 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 			return err
 		}
 		file, tmpName, out = f, f.Name(), f
+		partialOutput.Store(&tmpName)
+		defer partialOutput.Store(nil)
 	case o.Mirror != "" && isTerminal(stdout):
 		out = nil // a mirror only: no binary stream to a terminal
 	case isTerminal(stdout):

@@ -293,3 +293,65 @@ func TestSignalWhileWritingRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestSecondSignal: with stdout on a pipe nobody reads, the wind-down after
+// the first SIGINT is stuck writing; a second SIGINT ends the process at
+// once with status 130 and a one-line reason, as a second SIGTERM does with
+// 143.
+func TestSecondSignal(t *testing.T) {
+	bin := buildMirrorget(t)
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		want int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			var sent atomic.Int64
+			const size = 8 << 20
+			srv := bigSite(t, size, &sent)
+			cmd := exec.Command(bin, "-c", "1", "--format", "warc", srv.URL+"/")
+			stdout, err := cmd.StdoutPipe() // never read
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdout.Close()
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			for sent.Load() < size {
+				select {
+				case err := <-done:
+					t.Fatalf("exited before the signal: %v\n%s", err, stderr.String())
+				case <-time.After(time.Millisecond):
+				}
+			}
+			time.Sleep(300 * time.Millisecond)
+			cmd.Process.Signal(tc.sig)
+			select {
+			case err := <-done:
+				t.Fatalf("the first signal ended the run with stdout blocked (%v): the test needs a stuck wind-down", err)
+			case <-time.After(time.Second):
+			}
+			start := time.Now()
+			cmd.Process.Signal(tc.sig)
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running 10 s after a second %v", tc.sig)
+			}
+			t.Logf("exited %v after the second %v", time.Since(start).Round(time.Millisecond), tc.sig)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != tc.want {
+				t.Fatalf("exit %v, want status %d; stderr %q", err, tc.want, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "again: stopped at once") {
+				t.Errorf("stderr %q: no reason", stderr.String())
+			}
+		})
+	}
+}
