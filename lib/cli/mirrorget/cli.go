@@ -116,7 +116,7 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.StringFlag{Name: "cookies", Usage: "Netscape cookies.txt `FILE` to send cookies from"},
 			&cli.StringFlag{Name: "proxy", Usage: "http proxy `URL` (http://[user:pass@]host:port; the password is sent as Proxy-Authorization and recorded redacted)"},
 			&cli.StringFlag{Name: "http-user", Usage: "HTTP Basic authentication `USER` for the start URLs' origins (scheme, host and port) only"},
-			&cli.StringFlag{Name: "http-password", Usage: "HTTP Basic authentication `PASSWORD` (with --http-user); never written to any output: request records hold \"Authorization: Basic [redacted]\""},
+			&cli.StringFlag{Name: "http-password", Usage: "HTTP Basic authentication `PASSWORD` (with --http-user; visible to other users in ps: prefer --netrc); never written to any output: request records hold \"Authorization: Basic [redacted]\""},
 			&cli.StringFlag{Name: "netrc", Usage: "read credentials for the start URLs' hosts from the netrc `FILE` (machine/default, login, password), sent to the start URLs' origins only"},
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "connect and idle timeout (HTTrack -T)"},
 			&cli.StringFlag{Name: "min-rate", Value: strconv.Itoa(crawl.DefaultMinRate), Usage: "traffic jam control (HTTrack -J): cut a transfer bringing less than `BYTES` per second over a --timeout period (suffixes k, m; 0: off)"},
@@ -442,7 +442,8 @@ func exitStatus(ctx context.Context) int {
 
 // Run crawls with o, writing the stream to stdout (unless o.Output names a
 // file) and messages to stderr. A cancelled ctx (Ctrl-C) ends the crawl
-// cleanly: the stream holds complete records only and the mirror's pages
+// cleanly: fetches under way are cut, a capture being written is dropped
+// whole (see stream), the stream holds complete records only and the mirror's pages
 // are rewritten; Run then returns an ExitError with status 130, or 143 when
 // the cancellation's cause is SIGTERM (see notifySignals).
 func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
