@@ -774,6 +774,9 @@ func (f *fetcher) connect(ctx context.Context, nc net.Conn, hostport string) err
 		nc.SetDeadline(dl)
 		defer nc.SetDeadline(time.Time{})
 	}
+	// a cancellation (a signal) cuts the exchange with the proxy at once
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
 	req := "CONNECT " + hostport + " HTTP/1.1\r\nHost: " + hostport + "\r\n"
 	if f.proxy.User != nil {
 		req += "Proxy-Authorization: " + proxyAuth(f.proxy) + "\r\n"
@@ -786,6 +789,9 @@ func (f *fetcher) connect(ctx context.Context, nc net.Conn, hostport string) err
 	br := bufio.NewReaderSize(&oneByteReader{nc}, 16)
 	h, err := httpmsg.ReadHead(br)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return fmt.Errorf("proxy CONNECT: %w", err)
 	}
 	if h.StatusCode < 200 || h.StatusCode > 299 {

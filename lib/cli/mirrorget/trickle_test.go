@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -353,5 +354,67 @@ func TestSecondSignal(t *testing.T) {
 				t.Errorf("stderr %q: no reason", stderr.String())
 			}
 		})
+	}
+}
+
+// TestSignalDuringProxyConnect: SIGINT while a proxy holds a CONNECT
+// unanswered ends the run (bound 10 s, well under the 30 s timeout that
+// bounded it before; the time taken is logged) with status 130.
+func TestSignalDuringProxyConnect(t *testing.T) {
+	bin := buildMirrorget(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan struct{}, 1)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			go func() {
+				b := make([]byte, 4096)
+				c.Read(b) // the CONNECT request, left unanswered
+				select {
+				case got <- struct{}{}:
+				default:
+				}
+			}()
+		}
+	}()
+	cmd := exec.Command(bin, "-q", "--format", "warc", "-o", filepath.Join(t.TempDir(), "x.warc.gz"),
+		"--proxy", "http://"+ln.Addr().String(), "https://site.invalid/")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-got:
+	case err := <-done:
+		t.Fatalf("exited before the CONNECT: %v\n%s", err, stderr.String())
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("no CONNECT in 10 s")
+	}
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("still running 10 s after SIGINT\n%s", stderr.String())
+	}
+	t.Logf("exited %v after SIGINT", time.Since(start).Round(time.Millisecond))
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want status 130; stderr %q", err, stderr.String())
 	}
 }
