@@ -518,6 +518,9 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		}
 		if st != nil {
 			if err := st.write(cp); err != nil {
+				if mir != nil {
+					mir.discard(cp)
+				}
 				return err
 			}
 		}

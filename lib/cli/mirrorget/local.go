@@ -107,6 +107,14 @@ func (m *localMirror) prepare(cp *crawl.Capture) error {
 	return nil
 }
 
+// discard removes the body prepare decoded for cp, when cp is not saved.
+func (m *localMirror) discard(cp *crawl.Capture) {
+	if p, ok := cp.Value.(*prepared); ok {
+		m.root.Remove(p.tmp)
+		cp.Value = nil
+	}
+}
+
 // body returns the prepared body of cp, or decodes it now.
 func (m *localMirror) body(cp *crawl.Capture) (*prepared, error) {
 	if p, ok := cp.Value.(*prepared); ok {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -291,6 +292,13 @@ func TestSignalWhileWritingRecord(t *testing.T) {
 			if n != tc.want || fi.Size() > 1<<20 {
 				t.Errorf("%d records, %d bytes: the record being written was finished, not dropped", n, fi.Size())
 			}
+			// no temporary file left, in TMPDIR or the mirror
+			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && (strings.Contains(d.Name(), ".tmp") || strings.Contains(d.Name(), "mirrorget-") || strings.Contains(d.Name(), "arcport-")) {
+					t.Errorf("left behind: %s", p)
+				}
+				return nil
+			})
 		})
 	}
 }
