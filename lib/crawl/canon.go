@@ -26,7 +26,9 @@ var ErrNotHTTP = errors.New("not an absolute http(s) URL")
 //     characters decoded, other escapes upper-cased, a lone '%' written %25,
 //     spaces, controls, non-ASCII bytes and characters not allowed in a URL
 //     escaped;
-//   - an empty query ("?") and the fragment dropped.
+//   - an empty query ("?"), the fragment and the userinfo ("user:pass@")
+//     dropped: credentials are never part of a URL kept or recorded (see
+//     Config.Auth).
 //
 // Reserved characters ("/", "?", "&", "=", "+", ...) are left as they are,
 // since servers may give them meaning whether escaped or not.
@@ -63,6 +65,7 @@ func canonical(u *url.URL) (*url.URL, error) {
 		return nil, err
 	}
 	u.Host = host
+	u.User = nil // credentials are never part of a URL kept or recorded
 	p := u.EscapedPath()
 	if p == "" {
 		p = "/"

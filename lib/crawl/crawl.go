@@ -81,7 +81,15 @@ type Config struct {
 	Header record.Header
 	// Jar, when set, supplies and stores cookies (see LoadCookies).
 	Jar http.CookieJar
+	// Auth holds credentials by origin (see Origin: "scheme://host:port"),
+	// sent as HTTP Basic authentication with every request to exactly that
+	// origin, robots.txt included, and never to another scheme, host or
+	// port, wherever a link or redirect leads. The Authorization field is
+	// recorded as "Authorization: Basic [redacted]" (see Redacted).
+	Auth map[string]Credential
 	// Proxy is an http:// proxy; https URLs go through a CONNECT tunnel.
+	// Its userinfo, if any, is sent as Proxy-Authorization, recorded
+	// redacted like Authorization.
 	Proxy *url.URL
 	// TLSConfig is used for https (ServerName and ALPN are set per host).
 	TLSConfig *tls.Config
@@ -108,9 +116,15 @@ type Config struct {
 	Retries       int
 	RetryBackoff  time.Duration
 	MaxRetryAfter time.Duration
-	// MaxSize truncates response bodies past this many bytes (0: no limit);
-	// such captures carry Truncated "length".
+	// MaxSize truncates response bodies past this many bytes (0: no limit;
+	// DefaultConfig sets DefaultMaxSize); such captures carry Truncated
+	// "length" (WARC-Truncated: length).
 	MaxSize int64
+	// MaxRobotsSize is how much of a robots.txt body is received and read
+	// (zero: DefaultMaxRobotsSize, 500 KiB, as RFC 9309 2.5 allows); the
+	// rules read up to there are obeyed, and the capture carries Truncated
+	// "length".
+	MaxRobotsSize int64
 	// MaxParse bounds the decoded bytes of a document read for links
 	// (default DefaultMaxParse, and never more than MaxSize when that is
 	// set; see ParseLimit): a gzip body inflating to gigabytes is read up to
@@ -154,6 +168,13 @@ type Config struct {
 	SpoolMemory int
 }
 
+// DefaultMaxSize is mirrorget's default Config.MaxSize: bodies are cut
+// after 1 GiB.
+const DefaultMaxSize = 1 << 30
+
+// DefaultMaxRobotsSize is the default Config.MaxRobotsSize: 500 KiB.
+const DefaultMaxRobotsSize = 500 << 10
+
 // DefaultMaxParse is the default of Config.MaxParse: 64 MiB of decoded
 // document read for links.
 const DefaultMaxParse = 64 << 20
@@ -184,9 +205,10 @@ const DefaultMaxRequestTime = 10 * time.Minute
 const DefaultMinRate = 100
 
 // DefaultConfig returns the defaults of mirrorget's flags: prefix scope,
-// unlimited depth, robots.txt on, 4 connections, 30 s timeout, 10 minutes
-// at most per request, at least 100 bytes/s, 2 retries, redirects followed
-// in scope.
+// unlimited depth, robots.txt on (500 KiB of it read), 4 connections,
+// 30 s timeout, 10 minutes at most per request, at least 100 bytes/s,
+// bodies cut after 1 GiB, 2 retries, at most 10 redirects followed in
+// scope from a URL; the trap bounds' defaults are those of Traps.
 func DefaultConfig() Config {
 	return Config{
 		MaxDepth:       -1,
@@ -199,6 +221,8 @@ func DefaultConfig() Config {
 		RetryBackoff:   time.Second,
 		MaxRetryAfter:  5 * time.Minute,
 		MaxRedirects:   10,
+		MaxSize:        DefaultMaxSize,
+		MaxRobotsSize:  DefaultMaxRobotsSize,
 		Connections:    4,
 	}
 }
@@ -266,7 +290,9 @@ type Capture struct {
 	Duration time.Duration
 	// IP is the address of the server (or proxy) connected to.
 	IP string
-	// Request holds the request bytes exactly as sent.
+	// Request holds the request bytes as sent, but for the credentials of
+	// Authorization and Proxy-Authorization fields, replaced with Redacted
+	// ("Authorization: Basic [redacted]").
 	Request []byte
 	// Response holds the response bytes exactly as received (interim 1xx
 	// responses, head, body with its transfer and content codings). Nil

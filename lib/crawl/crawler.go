@@ -109,6 +109,9 @@ func New(cfg Config, sink Sink) (*Crawler, error) {
 	if cfg.MaxRedirects <= 0 {
 		cfg.MaxRedirects = 10
 	}
+	if cfg.MaxRobotsSize <= 0 {
+		cfg.MaxRobotsSize = DefaultMaxRobotsSize
+	}
 	if cfg.SpoolMemory <= 0 {
 		cfg.SpoolMemory = 1 << 20
 	}
@@ -122,7 +125,7 @@ func New(cfg Config, sink Sink) (*Crawler, error) {
 		return nil, errors.New("negative rate")
 	}
 	if cfg.Proxy != nil && cfg.Proxy.Scheme != "http" {
-		return nil, fmt.Errorf("proxy %s: only http:// proxies are supported", cfg.Proxy)
+		return nil, fmt.Errorf("proxy %s: only http:// proxies are supported", cfg.Proxy.Redacted())
 	}
 	for _, f := range cfg.Header {
 		if strings.ContainsAny(f.Name+f.Value, "\r\n") || f.Name == "" || strings.ContainsAny(f.Name, " :\t") {
@@ -429,7 +432,11 @@ func (c *Crawler) requestHeader(it *item, robots bool) record.Header {
 // fetch performs one exchange for it.
 func (c *Crawler) fetch(ctx context.Context, it *item, h *host, robots bool) (*exchange, *Spool) {
 	sp := newSpool(c.cfg.SpoolMemory, c.cfg.TempDir)
-	ex := c.f.do(ctx, it.u, c.requestHeader(it, robots), h.pace, sp, c.cfg.MaxSize)
+	maxSize := c.cfg.MaxSize
+	if robots {
+		maxSize = c.cfg.MaxRobotsSize
+	}
+	ex := c.f.do(ctx, it.u, c.requestHeader(it, robots), h.pace, sp, maxSize)
 	if ex.resp == nil {
 		sp.Close()
 	}
@@ -814,10 +821,6 @@ func (c *Crawler) fetchRobots(ctx context.Context, h *host) error {
 	return nil
 }
 
-// maxRobotsSize is how much of a robots.txt is read (RFC 9309 2.5 asks
-// for at least 500 KiB).
-const maxRobotsSize = 512 << 10
-
 func (c *Crawler) parseRobots(cp *Capture) *robotstxt.RobotsData {
 	st := cp.Status()
 	var body []byte
@@ -826,6 +829,7 @@ func (c *Crawler) parseRobots(cp *Capture) *robotstxt.RobotsData {
 		if err != nil {
 			return nil
 		}
+		maxRobotsSize := int(c.cfg.MaxRobotsSize)
 		buf := make([]byte, 0, 4096)
 		for len(buf) < maxRobotsSize {
 			if len(buf) == cap(buf) {

@@ -5,7 +5,12 @@
 //     a scope (prefix of the start URL's directory by default, host, domain
 //     or any), HTTrack scan rules (+PATTERN / -PATTERN, last match wins),
 //     a depth limit in hops, external hops (--ext-depth) and trap bounds
-//     (URL length, repeated path segments, query variants per path);
+//     (URL length, repeated path segments, path depth, query variants per
+//     path: Traps, DefaultTraps);
+//   - caps on what a server can make the crawler take (DefaultConfig):
+//     bodies cut after 1 GiB (MaxSize, recorded WARC-Truncated: length),
+//     robots.txt received and read up to 500 KiB (MaxRobotsSize), at most
+//     10 redirects in a row (MaxRedirects);
 //   - robots.txt (github.com/temoto/robotstxt, RFC 9309) fetched and
 //     recorded before any other request to a host;
 //   - a fetcher that speaks HTTP/1.1 itself so that the request recorded is
@@ -14,6 +19,10 @@
 //     coding, proxies (CONNECT for https), cookies (Netscape cookies.txt),
 //     an idle timeout, a time limit per request and a minimum transfer
 //     rate (HTTrack's -T and -J), retries with backoff and Retry-After;
+//   - HTTP Basic authentication (Config.Auth) sent to the start URLs'
+//     origins only, never across a redirect to another scheme, host or
+//     port; credentials are never recorded: URLs lose their userinfo and
+//     request records show "Authorization: Basic [redacted]";
 //   - politeness that holds as seen from the server (chapter 4.3.4): at most
 //     Connections requests at once (in total and per host), requests to a
 //     host at least 1/Rate apart measured when each request is written,

@@ -40,6 +40,7 @@ type fetcher struct {
 	maxTime time.Duration // per exchange, from the request's sending (<= 0: none)
 	minRate int64         // bytes per second over each timeout period (0: none)
 	proxy   *url.URL
+	auth    map[string]Credential // by Origin
 	tlsConf *tls.Config
 	dialer  net.Dialer
 	dns     *dnsCache
@@ -58,6 +59,7 @@ func newFetcher(cfg *Config) *fetcher {
 		maxTime: cfg.MaxRequestTime,
 		minRate: cfg.MinRate,
 		proxy:   cfg.Proxy,
+		auth:    cfg.Auth,
 		maxOpen: cfg.Connections,
 		idle:    map[string][]*wconn{},
 	}
@@ -155,6 +157,14 @@ func (c *connReader) Read(p []byte) (int, error) {
 		}
 		c.nc.SetReadDeadline(dl)
 	}
+	// The exchange's cancellation sets a past deadline on the connection
+	// (see once), which the line above would undo had it come between two
+	// reads: a body arriving without pause would be read to its end. Checked
+	// after setting the deadline, a cancellation is seen here or cuts the
+	// read below.
+	if c.ctx != nil && c.ctx.Err() != nil {
+		return 0, c.ctx.Err()
+	}
 	n, err := c.nc.Read(p)
 	if err != nil && !c.deadline.IsZero() && !time.Now().Before(c.deadline) {
 		var ne net.Error
@@ -214,7 +224,8 @@ func (c *connReader) checkRate(n int) error {
 
 // exchange is the outcome of one request.
 type exchange struct {
-	request   []byte
+	request   []byte // as recorded: credentials redacted
+	wire      []byte // as sent
 	resp      *Spool
 	head      *httpmsg.Head // final (non-1xx) response head; nil if none
 	bodyOff   int64         // offset of the body in resp
@@ -252,7 +263,11 @@ func (f *fetcher) once(ctx context.Context, u *url.URL, hdr record.Header, pace 
 	}
 	ex.ip = wc.ip
 	absForm := f.proxy != nil && u.Scheme == "http"
-	ex.request = buildRequest(u, hdr, absForm, f.proxy)
+	var cred *Credential
+	if c, ok := f.auth[Origin(u)]; ok {
+		cred = &c
+	}
+	ex.wire, ex.request = buildRequest(u, hdr, absForm, f.proxy, cred)
 	if pace != nil {
 		if err := pace(ctx); err != nil {
 			f.putConn(wc, true)
@@ -278,7 +293,7 @@ func (f *fetcher) once(ctx context.Context, u *url.URL, hdr record.Header, pace 
 		}
 		wc.nc.SetWriteDeadline(dl)
 	}
-	_, err = wc.nc.Write(ex.request)
+	_, err = wc.nc.Write(ex.wire)
 	if err != nil {
 		ex.err = f.netErr(ctx, err, wc, true)
 		return ex
@@ -526,31 +541,46 @@ func keepAlive(h *httpmsg.Head) bool {
 }
 
 // buildRequest writes the request head: request line, Host, then hdr in
-// order. absForm writes the absolute URL as request target (HTTP proxy).
-func buildRequest(u *url.URL, hdr record.Header, absForm bool, proxy *url.URL) []byte {
+// order, then Authorization with cred (when not nil and hdr has none). absForm
+// writes the absolute URL as request target (HTTP proxy), with
+// Proxy-Authorization when the proxy URL has a userinfo. It returns the
+// request to send and the request to record, the same but for the values
+// of Authorization and Proxy-Authorization fields, redacted in the latter.
+func buildRequest(u *url.URL, hdr record.Header, absForm bool, proxy *url.URL, cred *Credential) (wire, recorded []byte) {
 	target := u.RequestURI()
 	if absForm {
 		target = u.Scheme + "://" + u.Host + target
 	}
-	var b strings.Builder
-	b.WriteString("GET ")
-	b.WriteString(target)
-	b.WriteString(" HTTP/1.1\r\nHost: ")
-	b.WriteString(u.Host)
-	b.WriteString("\r\n")
+	var b, r strings.Builder
+	line := func(name, value string) {
+		for _, w := range []*strings.Builder{&b, &r} {
+			w.WriteString(name)
+			w.WriteString(": ")
+			if w == &r && isAuthField(name) {
+				w.WriteString(redactAuth(value))
+			} else {
+				w.WriteString(value)
+			}
+			w.WriteString("\r\n")
+		}
+	}
+	b.WriteString("GET " + target + " HTTP/1.1\r\n")
+	r.WriteString("GET " + target + " HTTP/1.1\r\n")
+	line("Host", u.Host)
+	hasAuth := false
 	for _, f := range hdr {
-		b.WriteString(f.Name)
-		b.WriteString(": ")
-		b.WriteString(f.Value)
-		b.WriteString("\r\n")
+		line(f.Name, f.Value)
+		hasAuth = hasAuth || strings.EqualFold(f.Name, "Authorization")
+	}
+	if cred != nil && !hasAuth {
+		line("Authorization", cred.basic())
 	}
 	if absForm && proxy != nil && proxy.User != nil {
-		b.WriteString("Proxy-Authorization: ")
-		b.WriteString(proxyAuth(proxy))
-		b.WriteString("\r\n")
+		line("Proxy-Authorization", proxyAuth(proxy))
 	}
 	b.WriteString("\r\n")
-	return []byte(b.String())
+	r.WriteString("\r\n")
+	return []byte(b.String()), []byte(r.String())
 }
 
 func proxyAuth(p *url.URL) string {
@@ -744,6 +774,9 @@ func (f *fetcher) connect(ctx context.Context, nc net.Conn, hostport string) err
 		nc.SetDeadline(dl)
 		defer nc.SetDeadline(time.Time{})
 	}
+	// a cancellation (a signal) cuts the exchange with the proxy at once
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
 	req := "CONNECT " + hostport + " HTTP/1.1\r\nHost: " + hostport + "\r\n"
 	if f.proxy.User != nil {
 		req += "Proxy-Authorization: " + proxyAuth(f.proxy) + "\r\n"
@@ -756,6 +789,9 @@ func (f *fetcher) connect(ctx context.Context, nc net.Conn, hostport string) err
 	br := bufio.NewReaderSize(&oneByteReader{nc}, 16)
 	h, err := httpmsg.ReadHead(br)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return fmt.Errorf("proxy CONNECT: %w", err)
 	}
 	if h.StatusCode < 200 || h.StatusCode > 299 {

@@ -33,7 +33,7 @@ func TestCanonicalize(t *testing.T) {
 		{"http://[0:0::1]:8080/", "http://[::1]:8080/"},
 		{"http://EXAMPLE.com./x", "http://example.com/x"},
 		{"  http://example.com/x  ", "http://example.com/x"},
-		{"http://u:p@example.com/", "http://u:p@example.com/"},
+		{"http://u:p@example.com/", "http://example.com/"},
 		{"http://example.com/a;b=c,d", "http://example.com/a;b=c,d"},
 		{"http://example.com/{x}|y^", "http://example.com/%7Bx%7D%7Cy%5E"},
 	}

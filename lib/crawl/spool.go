@@ -25,11 +25,10 @@ func newSpool(limit int, dir string) *Spool {
 // Write appends p.
 func (s *Spool) Write(p []byte) (int, error) {
 	if s.f == nil && len(s.mem)+len(p) > s.limit {
-		f, err := os.CreateTemp(s.dir, "mirrorget-spool-*")
+		f, err := createUnlinked(s.dir) // gone when closed, even after SIGKILL
 		if err != nil {
 			return 0, err
 		}
-		os.Remove(f.Name()) // unlinked: gone when closed, even after a crash
 		if _, err := f.Write(s.mem); err != nil {
 			f.Close()
 			return 0, err
@@ -86,4 +85,18 @@ func (s *Spool) Close() error {
 		return err
 	}
 	return nil
+}
+
+// createRemoved creates a temporary file in dir and removes its name at
+// once; a file whose name cannot be removed is not used.
+func createRemoved(dir string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, "mirrorget-spool-*")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// DefaultTraps are the trap bounds used where a field of Traps is zero.
+var DefaultTraps = Traps{MaxURLLength: 2048, MaxRepeat: 3, MaxSegments: 64, MaxQueryVariants: 1000}
+
 // Traps bounds the URL shapes the crawler accepts, so that endless loops
 // (chapter 4.3.1: session tickets in URLs, calendars, relative links that
 // nest forever) cannot grow a crawl without end. A zero field means the
@@ -29,10 +32,10 @@ func (t Traps) withDefaults() Traps {
 			*v = d
 		}
 	}
-	def(&t.MaxURLLength, 2048)
-	def(&t.MaxRepeat, 3)
-	def(&t.MaxSegments, 64)
-	def(&t.MaxQueryVariants, 1000)
+	def(&t.MaxURLLength, DefaultTraps.MaxURLLength)
+	def(&t.MaxRepeat, DefaultTraps.MaxRepeat)
+	def(&t.MaxSegments, DefaultTraps.MaxSegments)
+	def(&t.MaxQueryVariants, DefaultTraps.MaxQueryVariants)
 	return t
 }
 

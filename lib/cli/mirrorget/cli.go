@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -78,7 +79,9 @@ func SplitFilters(args []string) []string {
 var valueFlags = map[string]bool{"O": true, "o": true, "format": true, "c": true, "rate": true, "max-rate": true,
 	"r": true, "ext-depth": true, "scope": true, "filter": true, "robots": true, "user-agent": true, "header": true,
 	"cookies": true, "proxy": true, "timeout": true, "retries": true, "max-size": true, "follow-redirects": true,
-	"max-parse": true, "min-rate": true, "max-request-time": true, "part-size": true}
+	"max-parse": true, "min-rate": true, "max-request-time": true, "part-size": true,
+	"http-user": true, "http-password": true, "netrc": true, "max-robots-size": true, "max-url-length": true,
+	"max-segment-repeat": true, "max-path-segments": true, "max-redirects": true}
 
 // App returns the urfave/cli application.
 func App() *cli.App {
@@ -111,12 +114,20 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.StringFlag{Name: "user-agent", Value: crawl.DefaultUserAgent(), Usage: "User-Agent `STRING`"},
 			&cli.StringSliceFlag{Name: "header", Usage: "extra request field `\"Name: value\"` (repeatable)"},
 			&cli.StringFlag{Name: "cookies", Usage: "Netscape cookies.txt `FILE` to send cookies from"},
-			&cli.StringFlag{Name: "proxy", Usage: "http proxy `URL` (http://[user:pass@]host:port)"},
+			&cli.StringFlag{Name: "proxy", Usage: "http proxy `URL` (http://[user:pass@]host:port; the password is sent as Proxy-Authorization and recorded redacted)"},
+			&cli.StringFlag{Name: "http-user", Usage: "HTTP Basic authentication `USER` for the start URLs' origins (scheme, host and port) only"},
+			&cli.StringFlag{Name: "http-password", Usage: "HTTP Basic authentication `PASSWORD` (with --http-user; visible to other users in ps: prefer --netrc); never written to any output: request records hold \"Authorization: Basic [redacted]\""},
+			&cli.StringFlag{Name: "netrc", Usage: "read credentials for the start URLs' hosts from the netrc `FILE` (machine/default, login, password), sent to the start URLs' origins only"},
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "connect and idle timeout (HTTrack -T)"},
 			&cli.StringFlag{Name: "min-rate", Value: strconv.Itoa(crawl.DefaultMinRate), Usage: "traffic jam control (HTTrack -J): cut a transfer bringing less than `BYTES` per second over a --timeout period (suffixes k, m; 0: off)"},
 			&cli.DurationFlag{Name: "max-request-time", Value: crawl.DefaultMaxRequestTime, Usage: "cut a request lasting longer than `DURATION` from its sending, whatever its rate (0: no limit; HTTrack's -E --max-time bounds the whole mirror instead)"},
 			&cli.IntFlag{Name: "retries", Value: 2, Usage: "retries after network errors, 429 and 5xx"},
-			&cli.StringFlag{Name: "max-size", Usage: "truncate bodies after `BYTES` (suffixes k, m, g)"},
+			&cli.StringFlag{Name: "max-size", Value: "1g", Usage: "truncate response bodies after `BYTES` (suffixes k, m, g; 0: no limit); a cut record is marked WARC-Truncated: length"},
+			&cli.StringFlag{Name: "max-robots-size", Value: "500k", Usage: "receive and read at most `BYTES` of a robots.txt and obey the rules read up to there (RFC 9309 allows 500 KiB)"},
+			&cli.IntFlag{Name: "max-url-length", Value: crawl.DefaultTraps.MaxURLLength, Usage: "do not follow links whose URL is longer than `N` bytes, reported with -v (0: no limit)"},
+			&cli.IntFlag{Name: "max-segment-repeat", Value: crawl.DefaultTraps.MaxRepeat, Usage: "link-trap guard: do not follow links whose path holds one segment more than `N` times, reported with -v (0: no limit)"},
+			&cli.IntFlag{Name: "max-path-segments", Value: crawl.DefaultTraps.MaxSegments, Usage: "link-trap guard: do not follow links whose path has more than `N` segments, reported with -v (0: no limit)"},
+			&cli.IntFlag{Name: "max-redirects", Value: 10, Usage: "follow at most `N` redirects in a row (HTTP 3xx and meta refresh) from a URL, reported with -v (0: follow none)"},
 			&cli.StringFlag{Name: "max-parse", Value: "64m", Usage: "read at most `BYTES` of a decoded page for links and keep a content-coded body decoded in the mirror only up to there (never more than --max-size)"},
 			&cli.StringFlag{Name: "follow-redirects", Value: "in-scope", Usage: "in-scope, all or none"},
 			&cli.BoolFlag{Name: "q", Usage: "quiet: no progress, no warnings"},
@@ -169,12 +180,22 @@ func options(c *cli.Context) (*Options, error) {
 	if len(cfg.Seeds) == 0 {
 		return nil, cliutil.Usagef("no start URL")
 	}
+	// credentials come off the start URLs before anything else sees them
+	seedCreds := make([]*crawl.Credential, len(cfg.Seeds))
 	for i, s := range cfg.Seeds {
 		if !strings.Contains(s, "://") {
-			cfg.Seeds[i] = "http://" + s // as HTTrack and wget accept
+			s = "http://" + s // as HTTrack and wget accept
+		}
+		clean, cred, ok := crawl.StripUserinfo(s)
+		cfg.Seeds[i] = clean
+		if ok {
+			seedCreds[i] = &cred
 		}
 	}
 	var err error
+	if cfg.Auth, err = credentials(c, cfg.Seeds, seedCreds); err != nil {
+		return nil, err
+	}
 	if cfg.Scope, err = crawl.ParseScopeMode(c.String("scope")); err != nil {
 		return nil, cliutil.Usagef("%v", err)
 	}
@@ -205,10 +226,33 @@ func options(c *cli.Context) (*Options, error) {
 			return nil, cliutil.Usagef("--max-rate: %v", err)
 		}
 	}
-	if s := c.String("max-size"); s != "" {
-		if cfg.MaxSize, err = ParseSize(s); err != nil {
-			return nil, cliutil.Usagef("--max-size: %v", err)
+	if cfg.MaxSize, err = ParseSize(c.String("max-size")); err != nil {
+		return nil, cliutil.Usagef("--max-size: %v", err)
+	}
+	if cfg.MaxRobotsSize, err = ParseSize(c.String("max-robots-size")); err != nil || cfg.MaxRobotsSize == 0 {
+		return nil, cliutil.Usagef("--max-robots-size: bad size %q", c.String("max-robots-size"))
+	}
+	// Traps: 0 on the command line is no limit, which Traps spells -1
+	for _, b := range []struct {
+		flag string
+		v    *int
+	}{{"max-url-length", &cfg.Traps.MaxURLLength}, {"max-segment-repeat", &cfg.Traps.MaxRepeat}, {"max-path-segments", &cfg.Traps.MaxSegments}} {
+		switch n := c.Int(b.flag); {
+		case n < 0:
+			return nil, cliutil.Usagef("--%s must not be negative", b.flag)
+		case n == 0:
+			*b.v = -1
+		default:
+			*b.v = n
 		}
+	}
+	switch n := c.Int("max-redirects"); {
+	case n < 0:
+		return nil, cliutil.Usagef("--max-redirects must not be negative")
+	case n == 0:
+		cfg.Redirects = crawl.RedirectsNone
+	default:
+		cfg.MaxRedirects = n
 	}
 	if cfg.MaxParse, err = ParseSize(c.String("max-parse")); err != nil || cfg.MaxParse == 0 {
 		return nil, cliutil.Usagef("--max-parse: bad size %q", c.String("max-parse"))
@@ -233,7 +277,8 @@ func options(c *cli.Context) (*Options, error) {
 		}
 		u, err := url.Parse(p)
 		if err != nil || u.Scheme != "http" || u.Host == "" {
-			return nil, cliutil.Usagef("bad --proxy %q (want http://host:port)", c.String("proxy"))
+			shown, _, _ := crawl.StripUserinfo(p) // never print the proxy's password
+			return nil, cliutil.Usagef("bad --proxy %q (want http://host:port)", shown)
 		}
 		cfg.Proxy = u
 	}
@@ -270,6 +315,61 @@ func options(c *cli.Context) (*Options, error) {
 	return o, nil
 }
 
+// credentials returns the credentials sent to the origins of the start
+// URLs seeds: a start URL's own userinfo (creds[i]), else --http-user and
+// --http-password, else the --netrc entry of the host; a password missing
+// from the first two is looked up in the netrc file for that login.
+func credentials(c *cli.Context, seeds []string, creds []*crawl.Credential) (map[string]crawl.Credential, error) {
+	var nrc *crawl.Netrc
+	if f := c.String("netrc"); f != "" {
+		r, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		nrc, err = crawl.ParseNetrc(r, f)
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	flagUser, flagPass := c.String("http-user"), c.String("http-password")
+	auth := map[string]crawl.Credential{}
+	for i, s := range seeds {
+		u, err := crawl.CanonicalURL(s)
+		if err != nil {
+			continue // crawl.New reports it
+		}
+		origin := crawl.Origin(u)
+		if _, done := auth[origin]; done {
+			continue
+		}
+		var cred crawl.Credential
+		switch {
+		case creds[i] != nil:
+			cred = *creds[i]
+			if cred.Password == "" {
+				cred.Password = flagPass
+			}
+		case c.IsSet("http-user") || c.IsSet("http-password"):
+			cred = crawl.Credential{User: flagUser, Password: flagPass}
+		case nrc != nil:
+			if nc, ok := nrc.Lookup(u.Hostname(), ""); ok {
+				auth[origin] = nc
+			}
+			continue
+		default:
+			continue
+		}
+		if cred.Password == "" && nrc != nil {
+			if nc, ok := nrc.Lookup(u.Hostname(), cred.User); ok {
+				cred.Password = nc.Password
+			}
+		}
+		auth[origin] = cred
+	}
+	return auth, nil
+}
+
 func action(c *cli.Context) error {
 	o, err := options(c)
 	if err != nil {
@@ -287,19 +387,38 @@ type signalCause struct{ sig os.Signal }
 func (s *signalCause) Error() string { return "interrupted by " + s.sig.String() }
 func (s *signalCause) Unwrap() error { return context.Canceled }
 
+// partialOutput names the -o temporary file while Run writes it; a second
+// signal removes it before exiting.
+var partialOutput atomic.Pointer[string]
+
 // notifySignals returns a context cancelled, with a *signalCause, by the
-// first SIGINT or SIGTERM. After that signal the crawl winds down cleanly;
-// a second one kills the process as usual (the handler is gone).
+// first SIGINT or SIGTERM. After that signal the crawl winds down cleanly
+// (within a second or so: fetches are cut, a record being written is
+// dropped); a second signal exits at once, with status 130 or 143, after
+// removing the partial -o file (a wind-down can be stuck writing to a
+// pipe nobody reads).
 func notifySignals(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case s := <-sigs:
-			signal.Stop(sigs)
 			cancel(&signalCause{s})
+		case <-done:
+			return
+		}
+		select {
+		case s := <-sigs:
+			if p := partialOutput.Load(); p != nil {
+				os.Remove(*p)
+			}
+			fmt.Fprintf(os.Stderr, "mirrorget: %v again: stopped at once\n", s)
+			if s == syscall.SIGTERM {
+				os.Exit(143)
+			}
+			os.Exit(130)
 		case <-done:
 		}
 	}()
@@ -323,7 +442,8 @@ func exitStatus(ctx context.Context) int {
 
 // Run crawls with o, writing the stream to stdout (unless o.Output names a
 // file) and messages to stderr. A cancelled ctx (Ctrl-C) ends the crawl
-// cleanly: the stream holds complete records only and the mirror's pages
+// cleanly: fetches under way are cut, a capture being written is dropped
+// whole (see stream), the stream holds complete records only and the mirror's pages
 // are rewritten; Run then returns an ExitError with status 130, or 143 when
 // the cancellation's cause is SIGTERM (see notifySignals).
 func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
@@ -338,6 +458,8 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 			return err
 		}
 		file, tmpName, out = f, f.Name(), f
+		partialOutput.Store(&tmpName)
+		defer partialOutput.Store(nil)
 	case o.Mirror != "" && isTerminal(stdout):
 		out = nil // a mirror only: no binary stream to a terminal
 	case isTerminal(stdout):
@@ -354,7 +476,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		if o.Output != "" && o.Output != "-" {
 			name = filepath.Base(o.Output)
 		}
-		st = newStream(out, o.Format, name, &o.Crawl)
+		st = newStream(ctx, out, file, o.Format, name, &o.Crawl)
 	}
 	var mir *localMirror
 	if o.Mirror != "" {
@@ -363,6 +485,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		mir.ctx = ctx
 		o.Crawl.Validators = mir.validators
 		o.Crawl.Extract = mir.extract
 		o.Crawl.Prepare = mir.prepare
@@ -385,9 +508,19 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		}
 		if o.Verbose {
 			fmt.Fprintf(stderr, "%d %s %d %s\n", cp.Status(), cp.MIME(), sizeOf(cp), cp.URL)
+			for _, l := range cp.Links {
+				// links refused by a cap: the other refusals (scope,
+				// depth, filter) are the crawl's shape
+				if strings.HasPrefix(l.Reason, "trap: ") || l.Reason == "too many redirects" {
+					fmt.Fprintf(stderr, "skip %s (%s)\n", shorten(l.Canonical, 200), l.Reason)
+				}
+			}
 		}
 		if st != nil {
 			if err := st.write(cp); err != nil {
+				if mir != nil {
+					mir.discard(cp)
+				}
 				return err
 			}
 		}
@@ -451,6 +584,14 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		return &cliutil.ExitError{Code: exitStatus(ctx), Msg: fmt.Sprintf("mirrorget: interrupted after %d captures; the stream holds complete records only", s.Done)}
 	}
 	return nil
+}
+
+// shorten cuts s to n bytes at most, marking the cut with "...".
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
 }
 
 func sizeOf(cp *crawl.Capture) int64 {

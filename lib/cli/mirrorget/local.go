@@ -1,6 +1,7 @@
 package mirrorget
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html"
@@ -35,6 +36,7 @@ import (
 // reported on one line naming the path, and the rest of the mirror goes
 // on; finish then fails (exit status 1).
 type localMirror struct {
+	ctx   context.Context // when done, a body being written is dropped
 	dir   string
 	root  *safefs.Root
 	namer *mirror.Namer
@@ -105,6 +107,14 @@ func (m *localMirror) prepare(cp *crawl.Capture) error {
 	return nil
 }
 
+// discard removes the body prepare decoded for cp, when cp is not saved.
+func (m *localMirror) discard(cp *crawl.Capture) {
+	if p, ok := cp.Value.(*prepared); ok {
+		m.root.Remove(p.tmp)
+		cp.Value = nil
+	}
+}
+
 // body returns the prepared body of cp, or decodes it now.
 func (m *localMirror) body(cp *crawl.Capture) (*prepared, error) {
 	if p, ok := cp.Value.(*prepared); ok {
@@ -118,7 +128,7 @@ func (m *localMirror) body(cp *crawl.Capture) (*prepared, error) {
 }
 
 func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any)) (*localMirror, error) {
-	m := &localMirror{dir: dir, namer: mirror.NewNamer(nil), logf: logf,
+	m := &localMirror{ctx: context.Background(), dir: dir, namer: mirror.NewNamer(nil), logf: logf,
 		oldEnts: map[string]*htcache.Entry{}, saved: map[string]bool{}, visited: map[string]bool{}, dirs: map[string]bool{},
 		parseLimit: cfg.ParseLimit()}
 	for _, s := range cfg.Seeds {
@@ -373,7 +383,7 @@ func (m *localMirror) spoolBody(cp *crawl.Capture) (*prepared, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	var src io.Reader = body
+	var src io.Reader = ctxReader{m.ctx, body}
 	limit := int64(-1)
 	if codings := cp.Head.ContentEncoding(); len(codings) > 0 {
 		limit = max(m.parseLimit, 1)
@@ -382,6 +392,10 @@ func (m *localMirror) spoolBody(cp *crawl.Capture) (*prepared, string, error) {
 	n, cerr := io.Copy(f, src)
 	if err := f.Close(); cerr == nil {
 		cerr = err
+	}
+	if m.ctx.Err() != nil {
+		m.root.Remove(tmp)
+		return nil, "", fmt.Errorf("%s: not saved: %w", cp.URL, m.ctx.Err())
 	}
 	if cerr != nil || limit >= 0 && n > limit {
 		m.root.Remove(tmp)

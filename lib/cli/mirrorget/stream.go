@@ -1,6 +1,7 @@
 package mirrorget
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +18,16 @@ import (
 // stream writes captures as ARC v1 (response records only, as ARC knows
 // nothing else) or WARC 1.1 (a warcinfo record, then a request and a
 // response record per capture), gzip per record.
+//
+// A capture being written when ctx is cancelled (a signal) is dropped whole
+// rather than finished, so that a record of a gigabyte does not hold the
+// end of the run: to an -o FILE (file) its records are written through a
+// writer that fails once ctx is done, and close cuts the file back to the
+// end of the last whole capture; to a pipe, a WARC capture is dropped while
+// its blocks are read (before any byte of it is written), and a capture
+// whose output has begun is finished, since bytes sent cannot be taken back.
 type stream struct {
+	ctx    context.Context
 	format string
 	name   string
 	cfg    *crawl.Config
@@ -25,16 +35,54 @@ type stream struct {
 	ww     *warc.Writer
 	info   bool
 	n      int
+
+	file *os.File   // the -o file, nil for a pipe
+	out  *ctxWriter // the writers' output
+	mark int64      // in file, the end of the last whole capture
+	cut  bool       // a capture was interrupted while written to file
 }
 
-func newStream(w io.Writer, format, name string, cfg *crawl.Config) *stream {
-	s := &stream{format: format, name: name, cfg: cfg}
-	if format == "arc" {
-		s.aw = arc.NewWriter(w, arc.WithARCFilename(name), arc.WithOrigin("mirrorget"))
-	} else {
-		s.ww = warc.NewWriter(w)
+// ctxWriter writes to w, failing once ctx is done while armed.
+type ctxWriter struct {
+	ctx   context.Context
+	w     io.Writer
+	armed bool
+}
+
+func (c *ctxWriter) Write(p []byte) (int, error) {
+	if c.armed && c.ctx.Err() != nil {
+		return 0, c.ctx.Err()
 	}
+	return c.w.Write(p)
+}
+
+// ctxReader reads r until ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// newStream returns a stream writing to w; file is w when it is the -o
+// file, positioned at its start, else nil.
+func newStream(ctx context.Context, w io.Writer, file *os.File, format, name string, cfg *crawl.Config) *stream {
+	s := &stream{ctx: ctx, format: format, name: name, cfg: cfg, file: file, out: &ctxWriter{ctx: ctx, w: w}}
+	s.newWriter()
 	return s
+}
+
+func (s *stream) newWriter() {
+	if s.format == "arc" {
+		s.aw = arc.NewWriter(s.out, arc.WithARCFilename(s.name), arc.WithOrigin("mirrorget"))
+	} else {
+		s.ww = warc.NewWriter(s.out)
+	}
 }
 
 // warcinfo describes the crawl (WARC 1.1 section 6.2, application/warc-fields).
@@ -69,10 +117,32 @@ func (s *stream) warcinfo() *record.Record {
 // write writes one capture; captures without a response (network errors)
 // write nothing.
 func (s *stream) write(cp *crawl.Capture) error {
+	if s.cut {
+		return s.ctx.Err()
+	}
 	req, resp := cp.WARCRecords()
 	if resp == nil {
 		return nil
 	}
+	if s.file != nil || s.ww != nil {
+		req.Block = ctxReader{s.ctx, req.Block}
+		resp.Block = ctxReader{s.ctx, resp.Block}
+	}
+	s.out.armed = s.file != nil
+	err := s.writeRecords(req, resp)
+	s.out.armed = false
+	if err != nil && s.ctx.Err() != nil {
+		// interrupted while written: dropped whole
+		s.cut = s.file != nil
+		return fmt.Errorf("%s: record dropped: %w", cp.URL, s.ctx.Err())
+	}
+	if err == nil && s.file != nil {
+		s.mark, err = s.file.Seek(0, io.SeekCurrent)
+	}
+	return err
+}
+
+func (s *stream) writeRecords(req, resp *record.Record) error {
 	s.n++
 	if s.aw != nil {
 		if err := s.aw.WriteRecord(resp); err != nil {
@@ -98,6 +168,27 @@ func (s *stream) write(cp *crawl.Capture) error {
 }
 
 func (s *stream) close() error {
+	if s.cut {
+		// the writer is broken: release it, cut the file back, and end
+		// the file with a fresh writer
+		if s.aw != nil {
+			s.aw.Close()
+		} else {
+			s.ww.Close()
+		}
+		if err := s.file.Truncate(s.mark); err != nil {
+			return err
+		}
+		if _, err := s.file.Seek(s.mark, io.SeekStart); err != nil {
+			return err
+		}
+		s.cut = false
+		s.newWriter()
+		if s.mark > 0 {
+			return nil // ends with whole records; nothing is pending
+		}
+		s.info = false
+	}
 	if s.aw != nil {
 		return s.aw.Close()
 	}
