@@ -393,3 +393,67 @@ func treeOf(t *testing.T, root string) map[string]string {
 	})
 	return m
 }
+
+// TestStorageMirrorget: `mirrorget -o s3://coll/crawl.warc.gz --format
+// warc URL` uploads the crawl; after SIGINT mid-crawl the records written
+// so far are kept under the key (a valid partial crawl, as with -o FILE),
+// exit 130, no incomplete upload left.
+func TestStorageMirrorget(t *testing.T) {
+	e := newS3(t, "coll")
+	hold := make(chan struct{})
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			w.Write([]byte(`<html><a href="a.html">a</a> <a href="slow.html">slow</a></html>`))
+		case "/a.html":
+			w.Write([]byte(`<html>page a</html>`))
+		case "/slow.html":
+			w.Write([]byte("<html>"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+	defer close(hold)
+
+	// a whole crawl (the slow page cut by --max-request-time)
+	if _, se, code := e.run(t, "mirrorget", nil, "-q", "--format", "warc", "--max-request-time", "1s", "-o", "s3://coll/crawl.warc.gz", site.URL+"/"); code != 0 {
+		t.Fatalf("mirrorget -o s3://: exit %d: %s", code, se)
+	}
+	recs := readWARC(t, e.object(t, "coll", "crawl.warc.gz"))
+	if len(recs) < 5 {
+		t.Fatalf("%d records in the uploaded crawl", len(recs))
+	}
+
+	// SIGINT while the slow page is fetched
+	cmd := exec.Command(bin(t, "mirrorget"), "-q", "--format", "warc", "-c", "1", "-o", "s3://coll/cut.warc.gz", site.URL+"/")
+	cmd.Env = e.env
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("after SIGINT: %v, want exit 130; stderr: %s", err, se.String())
+	}
+	cut := readWARC(t, e.object(t, "coll", "cut.warc.gz"))
+	var uris []string
+	for _, c := range cut {
+		uris = append(uris, c.rec.Header.Get("WARC-Target-URI"))
+	}
+	if len(cut) < 3 || !strings.Contains(strings.Join(uris, " "), site.URL+"/") {
+		t.Errorf("the partial crawl kept under the key holds %d records: %v", len(cut), uris)
+	}
+	if u := e.uploads(t, "coll"); len(u) != 0 {
+		t.Errorf("incomplete uploads left: %v", u)
+	}
+}

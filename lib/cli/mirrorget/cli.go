@@ -25,7 +25,9 @@ import (
 
 	"github.com/arcport/arcport/lib/crawl"
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/internal/tailfile"
 	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/store"
 )
 
 // Main runs mirrorget with os.Args and exits.
@@ -387,9 +389,9 @@ type signalCause struct{ sig os.Signal }
 func (s *signalCause) Error() string { return "interrupted by " + s.sig.String() }
 func (s *signalCause) Unwrap() error { return context.Canceled }
 
-// partialOutput names the -o temporary file while Run writes it; a second
-// signal removes it before exiting.
-var partialOutput atomic.Pointer[string]
+// partialOutput removes the -o temporary file (or aborts the s3:// upload)
+// while Run writes it; a second signal calls it before exiting.
+var partialOutput atomic.Pointer[func()]
 
 // notifySignals returns a context cancelled, with a *signalCause, by the
 // first SIGINT or SIGTERM. After that signal the crawl winds down cleanly
@@ -412,7 +414,7 @@ func notifySignals(parent context.Context) (context.Context, func()) {
 		select {
 		case s := <-sigs:
 			if p := partialOutput.Load(); p != nil {
-				os.Remove(*p)
+				(*p)()
 			}
 			fmt.Fprintf(os.Stderr, "mirrorget: %v again: stopped at once\n", s)
 			if s == syscall.SIGTERM {
@@ -450,15 +452,30 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	var out io.Writer = stdout
 	var file *os.File
 	var tmpName string
+	var upload store.Writer // -o s3://: completed at the end, also after a signal
+	var tail *tailfile.File // the stream's output in front of the upload
+	var stOut outFile       // file or tail
 	switch {
+	case cliutil.IsRemote(o.Output):
+		w, err := cliutil.Store().Create(context.Background(), o.Output)
+		if err != nil {
+			return err
+		}
+		upload, tail = w, tailfile.New(w, 8<<20, "")
+		out, stOut = tail, tail
+		abort := func() { w.Abort() }
+		partialOutput.Store(&abort)
+		defer partialOutput.Store(nil)
+		defer w.Abort() // no-op after Commit
 	case o.Output != "" && o.Output != "-":
 		dir := filepath.Dir(o.Output)
 		f, err := os.CreateTemp(dir, "."+filepath.Base(o.Output)+".tmp-*")
 		if err != nil {
 			return err
 		}
-		file, tmpName, out = f, f.Name(), f
-		partialOutput.Store(&tmpName)
+		file, tmpName, out, stOut = f, f.Name(), f, f
+		remove := func() { os.Remove(tmpName) }
+		partialOutput.Store(&remove)
 		defer partialOutput.Store(nil)
 	case o.Mirror != "" && isTerminal(stdout):
 		out = nil // a mirror only: no binary stream to a terminal
@@ -476,7 +493,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		if o.Output != "" && o.Output != "-" {
 			name = filepath.Base(o.Output)
 		}
-		st = newStream(ctx, out, file, o.Format, name, &o.Crawl)
+		st = newStream(ctx, out, stOut, o.Format, name, &o.Crawl)
 	}
 	var mir *localMirror
 	if o.Mirror != "" {
@@ -567,6 +584,13 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		if err := os.Rename(tmpName, o.Output); err != nil {
 			os.Remove(tmpName)
 			keep(err)
+		}
+	}
+	if upload != nil {
+		// as for a file: a crawl cut by a signal is kept (whole records)
+		keep(tail.Close())
+		if firstErr == nil {
+			keep(upload.Commit())
 		}
 	}
 	s := cr.Stats()

@@ -36,10 +36,18 @@ type stream struct {
 	info   bool
 	n      int
 
-	file *os.File   // the -o file, nil for a pipe
+	file outFile    // the -o file, nil for a pipe
 	out  *ctxWriter // the writers' output
 	mark int64      // in file, the end of the last whole capture
 	cut  bool       // a capture was interrupted while written to file
+}
+
+// outFile is the -o output: a local file, or a tailfile.File over an
+// s3:// upload (bytes before a Release are passed on to the upload).
+type outFile interface {
+	io.Writer
+	io.Seeker
+	Truncate(size int64) error
 }
 
 // ctxWriter writes to w, failing once ctx is done while armed.
@@ -71,7 +79,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // newStream returns a stream writing to w; file is w when it is the -o
 // file, positioned at its start, else nil.
-func newStream(ctx context.Context, w io.Writer, file *os.File, format, name string, cfg *crawl.Config) *stream {
+func newStream(ctx context.Context, w io.Writer, file outFile, format, name string, cfg *crawl.Config) *stream {
 	s := &stream{ctx: ctx, format: format, name: name, cfg: cfg, file: file, out: &ctxWriter{ctx: ctx, w: w}}
 	s.newWriter()
 	return s
@@ -138,6 +146,10 @@ func (s *stream) write(cp *crawl.Capture) error {
 	}
 	if err == nil && s.file != nil {
 		s.mark, err = s.file.Seek(0, io.SeekCurrent)
+		if r, ok := s.file.(interface{ Release(int64) error }); ok && err == nil {
+			// whole captures are final: on to the upload
+			err = r.Release(s.mark)
+		}
 	}
 	return err
 }
