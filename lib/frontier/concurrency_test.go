@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -19,6 +20,8 @@ func TestManyWorkers(t *testing.T) {
 		for h := range hosts {
 			mustAdd(t, f, 1, Entry{URL: fmt.Sprintf("http://h%d/p0", h)})
 		}
+		ctx, cancel := context.WithTimeout(bg, 2*time.Minute) // a guard against a hang, not a timing
+		defer cancel()
 		var mu sync.Mutex
 		taken := map[string]int{}
 		active := map[string]int{}
@@ -32,7 +35,7 @@ func TestManyWorkers(t *testing.T) {
 				defer wg.Done()
 				name := fmt.Sprintf("w%d", w)
 				for {
-					l, err := Next(bg, c, name, 5*time.Millisecond)
+					l, err := Next(ctx, c, name, 5*time.Millisecond)
 					if errors.Is(err, ErrOver) {
 						return
 					}

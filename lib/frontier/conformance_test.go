@@ -303,12 +303,14 @@ func TestReleaseRetry(t *testing.T) {
 		// a retry due at once is taken again, with what the caller changed
 		mustAdd(t, f, 1, urls("http://b", 1)...)
 		lb := mustTake(t, f, "w")
+		orig := lb.URL
 		lb.Attempt = 2
+		lb.URL = "http://elsewhere/x" // ignored: the URL is the lease's
 		if err := f.Release(bg, lb); err != nil {
 			t.Fatal(err)
 		}
 		lb2 := mustTake(t, f, "w")
-		if lb2.URL != lb.URL || lb2.Attempt != 2 {
+		if lb2.URL != orig || lb2.Host != "http://b" || lb2.Attempt != 2 {
 			t.Fatalf("retook %+v", lb2.Entry)
 		}
 	})
@@ -320,7 +322,9 @@ func TestLeaseExpiry(t *testing.T) {
 		l := mustTake(t, f, "dies")
 		g := client()
 		// nobody renews: after the lease another worker gets the URL
-		l2, err := Next(bg, g, "lives", 50*time.Millisecond)
+		ctx, cancel := context.WithTimeout(bg, time.Minute) // a guard, not a timing
+		defer cancel()
+		l2, err := Next(ctx, g, "lives", 50*time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}

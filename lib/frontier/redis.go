@@ -167,14 +167,15 @@ func (r *Redis) addArgs(entries []Entry) ([]any, error) {
 			return nil, fmt.Errorf("frontier: host %q has a tab", e.Host)
 		}
 		delay := msUntil(e.ReadyAt)
-		e.ReadyAt = time.Time{}
+		host := e.Host
+		e.ReadyAt, e.Host = time.Time{}, "" // the host is in the key
 		js, err := json.Marshal(e)
 		if err != nil {
 			return nil, err
 		}
 		h := URLHash(e.URL)
 		args = append(args, strconv.FormatUint(h%r.shards, 10), strconv.FormatInt(int64(h), 10),
-			e.Host, min(max(e.Depth, 0), 20000), delay, js)
+			host, min(max(e.Depth, 0), 20000), delay, js)
 	}
 	return args, nil
 }
@@ -200,6 +201,7 @@ func (r *Redis) Take(ctx context.Context, worker string) (*Lease, time.Duration,
 	}
 	exp, _ := strconv.ParseInt(res[3], 10, 64)
 	l.Expires = time.UnixMilli(exp)
+	l.Host = res[4]
 	return l, 0, nil
 }
 
@@ -236,7 +238,7 @@ func (r *Redis) Done(ctx context.Context, l *Lease, o Outcome) error {
 func (r *Redis) Release(ctx context.Context, l *Lease) error {
 	e := l.Entry
 	delay := msUntil(e.ReadyAt)
-	e.ReadyAt = time.Time{}
+	e.ReadyAt, e.Host = time.Time{}, ""
 	js, err := json.Marshal(e)
 	if err != nil {
 		return err

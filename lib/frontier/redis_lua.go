@@ -134,7 +134,7 @@ redis.call('HSET', H(host), 'next', string.format('%.0f', now + math.max(ival, h
 redis.call('HINCRBY', P..'stats', 'queued', -1)
 redis.call('HINCRBY', P..'stats', 'leased', 1)
 fix(host)
-return {'lease', id, e[1], string.format('%.0f', exp)}`)
+return {'lease', id, e[1], string.format('%.0f', exp), host}`)
 
 	// ARGV: P, epoch, id, lease ms
 	scRenew = redis.NewScript(luaPrelude + `
@@ -159,14 +159,17 @@ return 1`)
 
 	// ARGV: P, epoch, id, json, delay ms
 	scRelease = redis.NewScript(luaPrelude + `
-local host, score = unlease(ARGV[3])
+local host, score, old = unlease(ARGV[3])
 if not host then return 0 end
+local e = cjson.decode(ARGV[4])
+e['u'] = cjson.decode(old)['u'] -- the URL stays the lease's
+local js = cjson.encode(e)
 redis.call('HINCRBY', H(host), 'queued', 1)
 redis.call('HINCRBY', P..'stats', 'queued', 1)
 local delay = tonumber(ARGV[5])
 local ready = 0
 if delay > 0 then ready = now + delay end
-push(host, score, ARGV[4], ready)
+push(host, score, js, ready)
 fix(host)
 return 1`)
 

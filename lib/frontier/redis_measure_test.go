@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -172,4 +173,55 @@ func BenchmarkRedisTakeDone(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "takedone/s")
 		})
 	}
+}
+
+// TestRedisKeysUnderCrawlID: every key a crawl writes is under its
+// "{crawl}:" prefix (one hash tag: one Redis Cluster slot), and two crawls
+// on one server do not see each other.
+func TestRedisKeysUnderCrawlID(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer rdb.Close()
+	a, err := OpenRedis(bg, rdb, RedisOptions{CrawlID: "a", Options: Options{PerHost: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenRedis(bg, rdb, RedisOptions{CrawlID: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, a, 3, urls("http://x", 3)...)
+	mustAdd(t, b, 3, urls("http://x", 3)...)
+	l := mustTake(t, a, "w")
+	a.Done(bg, l, Failed)
+	l = mustTake(t, a, "w")
+	l.ReadyAt = time.Now().Add(time.Hour)
+	a.Release(bg, l)
+	mustTake(t, a, "w")
+	a.Delay(bg, "http://x", time.Now().Add(time.Minute))
+	a.SetInterval(bg, "http://x", time.Second)
+	a.SetRobots(bg, "http://x", []byte("r"), time.Hour)
+	a.Stop(bg)
+	keys, err := rdb.Keys(bg, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "{a}:") && !strings.HasPrefix(k, "{b}:") {
+			t.Errorf("key %q outside the crawl prefixes", k)
+		}
+	}
+	sb, _ := b.Stats(bg)
+	if sb.Queued != 3 || sb.Done != 0 || sb.Stopped {
+		t.Fatalf("crawl b sees crawl a: %+v", sb)
+	}
+	// the second opener of a crawl takes the first one's settings
+	a2, err := OpenRedis(bg, rdb, RedisOptions{CrawlID: "a", Options: Options{PerHost: 9}, Shards: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, shards := a2.Settings(); o.PerHost != 2 || shards != DefaultShards {
+		t.Fatalf("second opener settings %+v, %d shards", o, shards)
+	}
+	t.Logf("keys of a crawl: %v", keys)
 }
