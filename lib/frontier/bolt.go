@@ -27,10 +27,16 @@ const BoltFile = "frontier.db"
 // again. The working state is also held in memory (the seen set as a map
 // of 64-bit hashes), loaded at Open.
 type Bolt struct {
-	mu   sync.Mutex
+	mu      sync.Mutex // the memory state and what follows
+	c       *core
+	err     error  // a failed write: the memory state is ahead of the disk
+	pending []mut  // changes not yet committed, in order
+	batch   uint64 // number of the batch pending joins
+
+	commitMu  sync.Mutex // one commit at a time
+	committed uint64     // batches below this number are on disk
+
 	db   *bolt.DB
-	c    *core
-	err  error // a failed write: the memory state is ahead of the disk
 	path string
 	now  func() time.Time
 }
@@ -122,47 +128,71 @@ func (b *Bolt) load() error {
 	})
 }
 
-// do runs f on the memory state under the lock and commits what it
-// changed before returning.
+// do runs f on the memory state under the lock and returns once what it
+// changed is committed. Changes are committed in the order they were
+// made, and the changes of calls made meanwhile share one transaction
+// (one fsync): the first caller to get the commit lock writes everything
+// pending, the others find theirs written.
 func (b *Bolt) do(f func(c *core) error) error {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.err != nil {
+		b.mu.Unlock()
 		return b.err
 	}
 	if b.c == nil {
+		b.mu.Unlock()
 		return ErrClosed
 	}
-	var muts []mut
-	b.c.log = &muts
+	n := len(b.pending)
+	b.c.log = &b.pending
 	err := f(b.c)
 	b.c.log = nil
-	if len(muts) == 0 {
+	mine := b.batch
+	changed := len(b.pending) > n
+	b.mu.Unlock()
+	if !changed {
 		return err
 	}
-	werr := b.db.Update(func(tx *bolt.Tx) error {
-		for _, m := range muts {
-			bk := tx.Bucket([]byte(m.b))
-			var err error
-			if m.del {
-				err = bk.Delete(m.k)
-			} else {
-				v := m.v
-				if v == nil {
-					v = []byte{}
+	b.commitMu.Lock()
+	defer b.commitMu.Unlock()
+	if b.committed <= mine {
+		b.mu.Lock()
+		muts := b.pending
+		b.pending = nil
+		batch := b.batch
+		b.batch++
+		b.mu.Unlock()
+		werr := b.db.Update(func(tx *bolt.Tx) error {
+			for _, m := range muts {
+				bk := tx.Bucket([]byte(m.b))
+				var err error
+				if m.del {
+					err = bk.Delete(m.k)
+				} else {
+					v := m.v
+					if v == nil {
+						v = []byte{}
+					}
+					err = bk.Put(m.k, v)
 				}
-				err = bk.Put(m.k, v)
+				if err != nil {
+					return err
+				}
 			}
-			if err != nil {
-				return err
-			}
+			return nil
+		})
+		if werr != nil {
+			// what is on disk is still whole; this process can no longer
+			// say what it holds: refuse everything, --continue from disk
+			b.mu.Lock()
+			b.err = fmt.Errorf("%s: write failed, reopen to continue: %w", b.path, werr)
+			b.mu.Unlock()
 		}
-		return nil
-	})
-	if werr != nil {
-		// what is on disk is still whole; this process can no longer
-		// say what it holds: refuse everything, --continue from disk
-		b.err = fmt.Errorf("%s: write failed, reopen to continue: %w", b.path, werr)
+		b.committed = batch + 1
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
 		return b.err
 	}
 	return err
@@ -256,6 +286,8 @@ func (b *Bolt) Over(ctx context.Context) (bool, error) {
 // Close implements Frontier: it closes the database (everything is on
 // disk already).
 func (b *Bolt) Close() error {
+	b.commitMu.Lock() // after the last commit
+	defer b.commitMu.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.c == nil {
