@@ -27,10 +27,13 @@
 // Memory is the state of one process in memory (a plain run).
 //
 // Bolt keeps it in a bbolt database (go.etcd.io/bbolt) in a state
-// directory: every call that changes what must survive commits and fsyncs
-// one transaction before it returns, so after SIGKILL or a power cut a
+// directory: every call that changes what must survive returns only once
+// its change is committed and fsynced, so after SIGKILL or a power cut a
 // reopen finds every acknowledged URL queued or done; leases are not
-// stored (a URL leased and not done is queued again on reopen). bbolt
+// stored (a URL leased and not done is queued again on reopen), so Take
+// and Renew write nothing. Changes made by concurrent calls while a
+// commit runs share the next transaction, in the order they were made
+// (group commit: one fsync for many workers). bbolt
 // rather than Pebble: the state is small (bytes per URL), writes are one
 // small transaction per call, and bbolt is one pure-Go file with a file
 // lock that keeps a second process out, where Pebble is a log-structured
@@ -72,6 +75,13 @@
 // server with an append-only file (appendfsync everysec or always) for a
 // crawl that must survive a restart of Redis; while it is down, calls
 // fail with an error naming the server and work again once it is back.
+//
+// # Throughput
+//
+// BenchmarkTakeDone and BenchmarkRedisTakeDone, on 2 shared cores: Memory
+// about 600,000 Take+Done pairs a second; Bolt about 1,700 from 8
+// goroutines (600 from one: an fsync each); Redis 7.0 on loopback about
+// 9,000 from one client and 15,000 from 8.
 //
 // # Memory in Redis
 //
