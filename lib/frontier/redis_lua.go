@@ -123,6 +123,10 @@ if #top == 0 or tonumber(top[2]) > now then
 end
 local host = top[1]
 local e = redis.call('ZPOPMIN', P..'q:'..host)
+if #e == 0 then -- cannot happen while fix() keeps sched; do not wedge if it does
+  redis.call('ZREM', P..'sched', host)
+  return {'wait', '1'}
+end
 local id = tostring(redis.call('INCR', P..'lseq'))
 local exp = now + tonumber(ARGV[3])
 redis.call('ZADD', P..'leases', exp, id)
