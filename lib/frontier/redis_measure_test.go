@@ -55,9 +55,10 @@ func TestRedisMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a million URLs")
 	}
-	const n, batch = 1_000_000, 500
+	const n, batch, perPipe = 1_000_000, 500, 10 * 500
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	// a pipeline of 10,000 URLs may take seconds on a loaded machine
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, ReadTimeout: 5 * time.Minute})
 	defer rdb.Close()
 	f, err := OpenRedis(bg, rdb, RedisOptions{CrawlID: "mem"})
 	if err != nil {
@@ -75,12 +76,12 @@ func TestRedisMemory(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				start := next.Add(20*batch) - 20*batch
+				start := next.Add(perPipe) - perPipe
 				if start >= n {
 					return
 				}
 				pipe := rdb.Pipeline()
-				for b := start; b < min(start+20*batch, n); b += batch {
+				for b := start; b < min(start+perPipe, n); b += batch {
 					var es []Entry
 					for i := b; i < b+batch; i++ {
 						es = append(es, Entry{URL: fmt.Sprintf("https://www.host%d.example.com/section/%d/page-%d.html", i%100, i/1000, i), Depth: int(i % 5)})
