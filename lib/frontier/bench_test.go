@@ -2,15 +2,12 @@ package frontier
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
 // BenchmarkTakeDone measures Take+Done pairs of the Memory and Bolt
 // frontiers from 4×GOMAXPROCS goroutines (Bolt commits the Dones made
-// meanwhile in one transaction, one fsync), URLs over 100 hosts,
-// and reports Bolt's file size per URL.
+// meanwhile in one transaction, one fsync), URLs over 100 hosts.
 func BenchmarkTakeDone(b *testing.B) {
 	for _, kind := range []string{"memory", "bolt"} {
 		b.Run(kind, func(b *testing.B) {
@@ -33,11 +30,6 @@ func BenchmarkTakeDone(b *testing.B) {
 			}
 			if _, err := f.Add(bg, es...); err != nil {
 				b.Fatal(err)
-			}
-			if kind == "bolt" {
-				if st, err := os.Stat(filepath.Join(dir, BoltFile)); err == nil {
-					b.ReportMetric(float64(st.Size())/float64(b.N), "file-B/URL-queued")
-				}
 			}
 			b.ResetTimer()
 			b.SetParallelism(4) // 4×GOMAXPROCS workers, as a crawler's connections
