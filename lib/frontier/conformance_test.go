@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arcport/arcport/lib/internal/redistest"
+	"github.com/arcport/arcport/lib/frontier/redistest"
 )
 
 // impl opens a fresh frontier of one kind; client opens one more client

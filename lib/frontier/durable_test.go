@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arcport/arcport/lib/internal/redistest"
+	"github.com/arcport/arcport/lib/frontier/redistest"
 )
 
 // boltChildEnv names the state directory of the child process of

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arcport/arcport/lib/internal/redistest"
+	"github.com/arcport/arcport/lib/frontier/redistest"
 )
 
 // redisChildEnv holds the server address of the child of

@@ -14,7 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/arcport/arcport/lib/internal/redistest"
+	"github.com/arcport/arcport/lib/frontier/redistest"
 )
 
 type quietLogger struct{}
