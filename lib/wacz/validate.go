@@ -374,7 +374,7 @@ func (v *validator) checkCDX(name string) {
 		if c.Length == 0 {
 			v.add(name, "line %d: length 0", n)
 		}
-		if c.Offset+c.Length > size {
+		if !within(c.Offset, c.Length, size) {
 			v.add(name, "line %d: %s offset %d + length %d is past the end of %s (%d bytes)", n, c.URL, c.Offset, c.Length, f.Name, size)
 			return nil
 		}
