@@ -211,6 +211,49 @@ func TestZipDirectoryBoundsCLI(t *testing.T) {
 	}
 }
 
+// TestZip64SizesCLI: ZIP64 extra fields (2^63-1, 2^64-1, 2^40 bytes) in
+// the directory entry of archive/example.warc.gz, whose data is really
+// 3816 bytes: validate, get and ls fail with one line naming the entry.
+func TestZip64SizesCLI(t *testing.T) {
+	good := exampleWACZ(t)
+	for _, size := range []uint64{1<<63 - 1, 1<<64 - 1, 1 << 40} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			zr, err := zip.OpenReader(good)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer zr.Close()
+			bad := filepath.Join(t.TempDir(), "zip64.wacz")
+			f, _ := os.Create(bad)
+			zw := zip.NewWriter(f)
+			for _, e := range zr.File {
+				fh := e.FileHeader
+				if e.Name == "archive/example.warc.gz" {
+					fh.CompressedSize64, fh.UncompressedSize64 = size, size // written as ZIP64 fields
+				}
+				fh.Flags &^= 0x8 // sizes in the headers, no data descriptor
+				w, err := zw.CreateRaw(&fh)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rc, _ := e.OpenRaw()
+				io.Copy(w, rc)
+			}
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			want := "waczpack: " + bad + ": archive/example.warc.gz: "
+			for _, args := range [][]string{{"validate", bad}, {"get", bad, "http://example.com/"}, {"ls", bad}} {
+				so, se, code := run(t, nil, args...)
+				if code != 1 || so != "" || strings.Count(se, "\n") != 1 || !strings.HasPrefix(se, want) || !strings.Contains(se, "past the end of the file") {
+					t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1, one line starting %q", args[0], code, clipS(so), se, want)
+				}
+			}
+		})
+	}
+}
+
 func clipS(s string) string {
 	if len(s) > 200 {
 		return s[:200] + "..."
