@@ -37,9 +37,13 @@
 //     resynchronises on the next URL-record line, shortening or extending the
 //     block; bytes that belong to no record are skipped and reported;
 //   - blocks cut short by the end of the file: a block that fits in the read
-//     buffer is handed out shortened (a repair); a larger one is streamed,
-//     and its Read returns a *record.Problem (Skipped) when the input ends
-//     early, so that the consumer can drop the record.
+//     buffer is handed out shortened (damage, salvaged: the problem is
+//     neither Repaired nor Skipped, counted in Stats.Damaged); a larger one
+//     is streamed, and its Read returns a *record.Problem (Skipped) when the
+//     input ends early, so that the consumer can drop the record;
+//   - impossible lengths (negative, not a number): the block is taken up to
+//     the next URL-record line, reported as damage (Stats.Damaged), not as
+//     a repair.
 //
 // # Converting
 //

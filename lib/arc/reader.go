@@ -44,6 +44,10 @@ type Stats struct {
 	Records  int64 // records returned by Next (version blocks included)
 	Repaired int64 // problems repaired
 	Skipped  int64 // problems where bytes or records were dropped
+	// Damaged counts problems neither repaired nor skipped: the record
+	// is returned as far as it can be salvaged (a block cut short by the
+	// end of the file, a block whose length is not a number of bytes).
+	Damaged int64
 }
 
 // Reader reads ARC records. Create it with NewReader.
@@ -132,6 +136,9 @@ func (r *Reader) report(p *record.Problem) error {
 	}
 	if p.Skipped {
 		r.stats.Skipped++
+	}
+	if !p.Repaired && !p.Skipped {
+		r.stats.Damaged++
 	}
 	switch r.cfg.policy {
 	case record.Fail:
@@ -558,7 +565,8 @@ func (r *Reader) blockLength(start, declared int64, known, isFD bool) (n int64, 
 			if n > 0 && b[n-1] == '\n' {
 				n--
 			}
-			err = r.problem(start, true, false, "block cut short by the end of the file: %d of %d bytes", n, L)
+			// damage, not a repair: the bytes the length declares are missing
+			err = r.problem(start, false, false, "block cut short by the end of the file: %d of %d bytes", n, L)
 			return n, false, err
 		}
 		if r.boundaryOK(b[L:], atEOF) {
@@ -628,7 +636,8 @@ func (r *Reader) blockLength(start, declared int64, known, isFD bool) (n int64, 
 	if atEOF && n == int64(len(b)) || atEOF && n == int64(len(b))-1 {
 		what = "the end of the file"
 	}
-	err = r.problem(start, true, false, "bad length %q: block taken up to %s (%d bytes)", r.ul.length, what, n)
+	// an impossible length is damage, not a repair: the block is salvaged
+	err = r.problem(start, false, false, "bad length %q: block taken up to %s (%d bytes)", r.ul.length, what, n)
 	return n, false, err
 }
 

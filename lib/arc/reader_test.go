@@ -45,6 +45,9 @@ func readAll(t testing.TB, name string, data []byte, opts ...Option) ([]got, []s
 		if p.Skipped {
 			flag += "S "
 		}
+		if !p.Repaired && !p.Skipped {
+			flag = "D " // damage: salvaged, neither repaired nor skipped
+		}
 		probs = append(probs, flag+p.Error())
 	})}, opts...)
 	r, err := NewReader(bytes.NewReader(data), opts...)
@@ -164,7 +167,7 @@ Content-Length: 1591
 		}, []string{
 			`R example-space-in-url.arc: record at offset 151: URL holds spaces: "http://example.com/index.cfm?FuseAction=Email&EmailTitle=Examples From The Live Web&IsPopUp=False"`,
 			// The HTTP head lost its CRs: the declared length runs past the end.
-			`R example-space-in-url.arc: record at offset 151: block cut short by the end of the file: 1578 of 1591 bytes`,
+			`D example-space-in-url.arc: record at offset 151: block cut short by the end of the file: 1578 of 1591 bytes`,
 		}},
 		{"bad.arc", []want{
 			{`WARC-Type: arc-filedesc
@@ -196,10 +199,10 @@ Content-Type: text/html
 Content-Length: 0
 `, []byte{}, 262, 69},
 		}, []string{
-			`R bad.arc: record at offset 0: bad length "-1": block taken up to the next record (72 bytes)`,
-			`R bad.arc: record at offset 134: bad length "-1": block taken up to the next record (0 bytes)`,
+			`D bad.arc: record at offset 0: bad length "-1": block taken up to the next record (72 bytes)`,
+			`D bad.arc: record at offset 134: bad length "-1": block taken up to the next record (0 bytes)`,
 			`R bad.arc: record at offset 134: date "201404010000000000" is not 14 digits: read as 20140401000000`,
-			`R bad.arc: record at offset 262: bad length "abc": block taken up to the end of the file (0 bytes)`,
+			`D bad.arc: record at offset 262: bad length "abc": block taken up to the end of the file (0 bytes)`,
 			`R bad.arc: record at offset 262: date "201404010000000000" is not 14 digits: read as 20140401000000`,
 		}},
 	}
@@ -239,7 +242,7 @@ Content-Length: 0
 				}
 			} else {
 				var p *record.Problem
-				if !errors.As(err, &p) || "R "+err.Error() != tc.problems[0] {
+				if !errors.As(err, &p) || err.Error() != tc.problems[0][2:] {
 					t.Errorf("strict: error %v, want %s", err, tc.problems[0])
 				}
 			}

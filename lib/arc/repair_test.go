@@ -194,7 +194,7 @@ func TestRepairs(t *testing.T) {
 					if i == 2999 {
 						what = "the end of the file"
 					}
-					out = append(out, fmt.Sprintf(`R x: record at offset %d: bad length "-1": block taken up to %s (%d bytes)`, first+i*len(recB(-1)+"\n"), what, len(bodyB)))
+					out = append(out, fmt.Sprintf(`D x: record at offset %d: bad length "-1": block taken up to %s (%d bytes)`, first+i*len(recB(-1)+"\n"), what, len(bodyB)))
 				}
 				return out
 			}(),
@@ -225,7 +225,7 @@ func TestRepairs(t *testing.T) {
 			name: "block cut short by the end of the file",
 			data: []byte(v1Filedesc(len(v1Lines)) + "\n" + recA(len(bodyA)+100)),
 			want: []rec{fdRec, {aRec.typ, aRec.uri, aRec.ctype, strings.TrimSuffix(bodyA, "\n")}},
-			problems: []string{fmt.Sprintf("R x: record at offset %d: block cut short by the end of the file: %d of %d bytes",
+			problems: []string{fmt.Sprintf("D x: record at offset %d: block cut short by the end of the file: %d of %d bytes",
 				len(v1Filedesc(len(v1Lines)))+1, len(bodyA)-1, len(bodyA)+100)},
 		},
 		{
@@ -277,7 +277,7 @@ func TestRepairs(t *testing.T) {
 			strict: fmt.Sprintf("x: record at offset %d: unreadable compressed data (gzip member truncated: unexpected EOF)", fdLen),
 			problems: []string{
 				fmt.Sprintf("S x: record at offset %d: unreadable compressed data, rest of the file skipped: gzip member truncated: unexpected EOF", fdLen),
-				fmt.Sprintf("R x: record at offset %d: block cut short by the end of the file: %d of %d bytes", fdLen, len(truncBody), len(bodyA)),
+				fmt.Sprintf("D x: record at offset %d: block cut short by the end of the file: %d of %d bytes", fdLen, len(truncBody), len(bodyA)),
 			},
 		},
 		{

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -361,6 +362,9 @@ func (z *ZipNum) ReadBlock(b Block, fn func(line []byte) error) error {
 		}
 		z.files[b.Filename] = ra
 	}
+	if size, ok := readerSize(ra); ok && (b.Offset < 0 || b.Length < 0 || b.Offset > size || b.Length > size-b.Offset) {
+		return fmt.Errorf("%s: block at offset %d: %w: length %d is past the end of the file (%d bytes)", b.Filename, b.Offset, ErrBadIndex, b.Length, size)
+	}
 	var src io.Reader = io.NewSectionReader(ra, b.Offset, b.Length)
 	var h hash.Hash
 	if z.VerifyDigests && strings.HasPrefix(b.Digest, "sha256:") {
@@ -403,6 +407,20 @@ func (z *ZipNum) ReadBlock(b Block, fn func(line []byte) error) error {
 		}
 	}
 	return nil
+}
+
+// readerSize returns the size of a data file when ra can tell it (an
+// *os.File, an *io.SectionReader, a *bytes.Reader ...).
+func readerSize(ra io.ReaderAt) (int64, bool) {
+	switch x := ra.(type) {
+	case interface{ Size() int64 }:
+		return x.Size(), true
+	case interface{ Stat() (os.FileInfo, error) }:
+		if st, err := x.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size(), true
+		}
+	}
+	return 0, false
 }
 
 // errStop ends a scan early.

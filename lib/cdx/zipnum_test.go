@@ -347,3 +347,34 @@ func FuzzZipNum(f *testing.F) {
 		})
 	})
 }
+
+// TestZipNumBlockPastEnd: a summary line whose offset or length points past
+// the end of the data file (2^63-1, offset+length just one byte too many)
+// is an ErrBadIndex error naming the block's offset, not a short gzip read.
+func TestZipNumBlockPastEnd(t *testing.T) {
+	lines := readAllLines(t, mustOpen(t, "testdata/quirks.cdxj"))
+	data, idx, _ := buildZipNum(t, lines, WithBlockLines(1000))
+	z := openZipNum(t, data, idx)
+	var b Block
+	if err := z.Blocks(func(x Block) error { b = x; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(len(data))
+	for _, c := range []struct{ off, n int64 }{
+		{b.Offset, 1<<63 - 1},
+		{1<<63 - 1, b.Length},
+		{1<<63 - 1, 1<<63 - 1},
+		{b.Offset, size - b.Offset + 1},
+		{size + 1, 0},
+	} {
+		bb := b
+		bb.Offset, bb.Length = c.off, c.n
+		err := z.ReadBlock(bb, func([]byte) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "past the end") || !strings.Contains(err.Error(), fmt.Sprintf("block at offset %d", c.off)) {
+			t.Errorf("offset %d length %d: %v", c.off, c.n, err)
+		}
+	}
+	if err := z.ReadBlock(b, func([]byte) error { return nil }); err != nil {
+		t.Errorf("the real block: %v", err)
+	}
+}

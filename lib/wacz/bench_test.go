@@ -8,7 +8,20 @@ import (
 
 // BenchmarkCreate packs WACZ_BENCH_INPUT (a WARC or ARC file; skipped when
 // unset), e.g. the bench.sh input, into a WACZ.
-func BenchmarkCreate(b *testing.B) {
+func BenchmarkCreate(b *testing.B) { benchCreate(b, Options{}) }
+
+// BenchmarkCreateVerify is BenchmarkCreate with Options.Verify: every gzip
+// member inflated to its end by klauspost/compress (CRC checked) instead of
+// skipped once the index has what it needs.
+func BenchmarkCreateVerify(b *testing.B) { benchCreate(b, Options{Verify: true}) }
+
+// BenchmarkCreateNoFastPath is BenchmarkCreate with Options.NoFastPath:
+// the input read by lib/warc's reader only (klauspost/compress inflating
+// every member), with neither the prefix inflater nor the member-end
+// heuristic.
+func BenchmarkCreateNoFastPath(b *testing.B) { benchCreate(b, Options{NoFastPath: true}) }
+
+func benchCreate(b *testing.B, opts Options) {
 	in := os.Getenv("WACZ_BENCH_INPUT")
 	if in == "" {
 		b.Skip("set WACZ_BENCH_INPUT to a WARC or ARC file")
@@ -28,7 +41,8 @@ func BenchmarkCreate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		w, err := NewWriter(out, Options{TempDir: dir})
+		opts.TempDir = dir
+		w, err := NewWriter(out, opts)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -150,9 +150,10 @@ func TestValidateLongPagesLine(t *testing.T) {
 // TestCreateBadFields (TestKnownCreateBareCR): a header field name holding
 // a bare CR is repaired by lib/warc's reader with a warning naming the file
 // and the record's offset, and the record is packed and indexed; a record
-// the WARC writer refuses (no WARC-Type) fails create with the file and the
-// record's offset, also after the fast path handed a .warc.gz over to
-// lib/warc inside a member holding two records.
+// without WARC-Type (damage lib/warc's reader reports, as waczpack index
+// does) fails create with the file and the record's offset, also after the
+// fast path handed a .warc.gz over to lib/warc inside a member holding two
+// records.
 func TestCreateBadFields(t *testing.T) {
 	bareCR := strings.Replace(responseRecord("http://a.test/", "Content-Type: text/plain\r\n", []byte("hello")), "WARC-Target-URI", "WARC-Target\rURI", 1)
 	noType := strings.Replace(responseRecord("http://b.test/", "Content-Type: text/plain\r\n", []byte("hello")), "WARC-Type: response\r\n", "", 1)
@@ -174,9 +175,9 @@ func TestCreateBadFields(t *testing.T) {
 			fmt.Sprintf(`warning: bare-cr.warc: record at offset %d: bad field name "WARC-Target\rURI": read as "WARC-Target-URI"`, at)},
 		{"bare-cr.warc.gz", string(first) + string(gzMember(bareCR)), "",
 			fmt.Sprintf(`warning: bare-cr.warc.gz: record at offset %d: bad field name "WARC-Target\rURI": read as "WARC-Target-URI"`, len(first))},
-		{"no-type.warc", hostileInfo + noType, fmt.Sprintf("no-type.warc: record at offset %d: record has no WARC-Type", at), ""},
+		{"no-type.warc", hostileInfo + noType, fmt.Sprintf("no-type.warc: record at offset %d: missing WARC-Type", at), ""},
 		{"no-type.warc.gz", string(first) + string(gzMember(bareCR+noType)),
-			fmt.Sprintf("no-type.warc.gz: record at offset %d: record has no WARC-Type", len(first)), ""},
+			fmt.Sprintf("no-type.warc.gz: record at offset %d: missing WARC-Type", len(first)), ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

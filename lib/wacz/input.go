@@ -73,8 +73,11 @@ func (in *inputRun) readerOpts() []warc.Option {
 	return []warc.Option{warc.WithFilename(in.name), warc.WithPolicy(record.Warn), warc.WithProblemFunc(in.problem)}
 }
 
-// problem sorts reader problems: damage that loses data (truncation,
-// skipped bytes) stops the run unless Lenient; the rest is a warning.
+// problem sorts reader problems: damage (truncation, skipped bytes, an
+// impossible length, anything the reader did not repair) stops the run
+// unless Lenient; a repair is a warning. lib/warc's reader under
+// record.Fail (waczpack index) stops at the same damage, so both commands
+// give the same verdict.
 func (in *inputRun) problem(p *record.Problem) {
 	if p.File == "" {
 		p.File = in.name
@@ -82,7 +85,7 @@ func (in *inputRun) problem(p *record.Problem) {
 	if strings.Contains(p.Msg, "member holds more than one record") {
 		return // handled: such members are compressed again
 	}
-	lossy := p.Skipped || strings.Contains(p.Msg, "truncated")
+	lossy := p.Skipped || !p.Repaired || strings.Contains(p.Msg, "truncated")
 	if lossy && !in.w.opts.Lenient {
 		in.setFatal(p)
 		return

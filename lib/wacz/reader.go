@@ -57,6 +57,9 @@ func Open(ra io.ReaderAt, size int64, name string) (*Reader, error) {
 	}
 	r := &Reader{name: name, ra: ra, size: size, zr: zr, files: map[string]*zip.File{}}
 	for _, f := range zr.File {
+		if err := checkEntry(f, size); err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", name, f.Name, err)
+		}
 		if _, dup := r.files[f.Name]; !dup {
 			r.files[f.Name] = f
 		}
@@ -77,6 +80,31 @@ func OpenCloser(r interface {
 	}
 	wr.c = r
 	return wr, nil
+}
+
+// within reports whether the n bytes at off lie inside size bytes, without
+// overflow (off+n is never computed).
+func within(off, n, size int64) bool {
+	return off >= 0 && n >= 0 && off <= size && n <= size-off
+}
+
+// checkEntry checks a zip entry's directory fields (the local header
+// offset, the sizes, ZIP64 ones included) against the real size of the
+// zip file: its data must lie inside the file, and a STORED entry's two
+// sizes must agree.
+func checkEntry(f *zip.File, size int64) error {
+	start, err := f.DataOffset()
+	if err != nil {
+		return fmt.Errorf("local header: %v", err)
+	}
+	csize := f.CompressedSize64
+	if csize > uint64(size) || !within(start, int64(csize), size) {
+		return fmt.Errorf("data at offset %d, %d bytes, is past the end of the file (%d bytes)", start, csize, size)
+	}
+	if f.Method == zip.Store && f.UncompressedSize64 != csize {
+		return fmt.Errorf("stored entry of %d bytes says it holds %d", csize, f.UncompressedSize64)
+	}
+	return nil
 }
 
 // OpenFile opens the WACZ file at path; Close closes it.
@@ -424,12 +452,13 @@ func (r *Reader) rangeOf(f *zip.File, off, n int64) (io.Reader, error) {
 	if f.Method != zip.Store {
 		return nil, fmt.Errorf("%s is compressed (method %d), so it has no random access", f.Name, f.Method)
 	}
-	if off < 0 || n < 0 || uint64(off+n) > f.UncompressedSize64 {
-		return nil, fmt.Errorf("range %d+%d outside %s (%d bytes)", off, n, f.Name, f.UncompressedSize64)
-	}
 	start, err := f.DataOffset()
 	if err != nil {
 		return nil, err
+	}
+	// Open checked that the entry's data lies inside the file
+	if size := int64(f.UncompressedSize64); f.UncompressedSize64 > uint64(r.size) || !within(off, n, size) {
+		return nil, fmt.Errorf("range %d+%d outside %s (%d bytes)", off, n, f.Name, f.UncompressedSize64)
 	}
 	return io.NewSectionReader(r.ra, start+off, n), nil
 }

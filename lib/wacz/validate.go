@@ -2,6 +2,7 @@ package wacz
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
@@ -45,7 +46,9 @@ const MaxProblemsPerFile = 20
 // inside it and at a gzip member start; the ZipNum .idx blocks lie inside
 // the .cdx.gz, start with their key and match their digest;
 // pages/pages.jsonl is present and every page has url and an RFC 3339 ts.
-// The zip CRC of every entry is checked on the way.
+// The zip CRC of every entry is checked on the way, and every gzip member
+// of archive/*.warc.gz is inflated to its end, its CRC checked (create
+// copies members without inflating them whole unless Options.Verify).
 func (r *Reader) Validate() []Problem {
 	v := &validator{r: r}
 	v.run()
@@ -243,12 +246,80 @@ func (v *validator) hashEntry(f *zip.File, want string) (int64, string) {
 		return -1, ""
 	}
 	defer rc.Close()
-	n, err := io.Copy(h, rc)
+	var dst io.Writer = h
+	var members chan error
+	var pw *io.PipeWriter
+	if strings.HasPrefix(f.Name, ArchiveDir) && strings.HasSuffix(f.Name, ".warc.gz") {
+		// every gzip member is inflated to its end (its CRC checked) on
+		// another goroutine while the entry is hashed: waczpack create
+		// copies members it did not inflate whole, so this is where their
+		// CRCs are first checked
+		var pr *io.PipeReader
+		pr, pw = io.Pipe()
+		members = make(chan error, 1)
+		go func() {
+			err := checkMembers(pr)
+			io.Copy(io.Discard, pr)
+			members <- err
+		}()
+		dst = io.MultiWriter(h, pw)
+	}
+	n, err := io.Copy(dst, rc)
+	if pw != nil {
+		pw.Close()
+		if merr := <-members; merr != nil && err == nil {
+			v.add(f.Name, "%v", merr)
+		}
+	}
 	if err != nil {
 		v.add(f.Name, "cannot read: %v (corrupt zip data)", err)
 		return -1, ""
 	}
 	return n, alg + ":" + hex.EncodeToString(h.Sum(nil))
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// checkMembers inflates every gzip member of a .warc.gz to its end,
+// checking its CRC-32 and size, and returns the first failure with the
+// member's offset. NUL bytes between members (tape block padding, which
+// create copies as it is) are skipped.
+func checkMembers(r io.Reader) error {
+	cr := &countReader{r: r}
+	br := bufio.NewReaderSize(cr, 256<<10)
+	var zr gzip.Reader
+	buf := make([]byte, 64<<10)
+	for {
+		c, err := br.ReadByte()
+		for err == nil && c == 0 {
+			c, err = br.ReadByte()
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		br.UnreadByte()
+		start := cr.n - int64(br.Buffered())
+		if err := zr.Reset(br); err != nil {
+			return fmt.Errorf("gzip member at offset %d: %v", start, err)
+		}
+		zr.Multistream(false)
+		if _, err := io.CopyBuffer(io.Discard, &zr, buf); err != nil {
+			return fmt.Errorf("gzip member at offset %d: %v", start, err)
+		}
+	}
 }
 
 func hashBytes(want string, b []byte) (string, error) {
@@ -374,7 +445,7 @@ func (v *validator) checkCDX(name string) {
 		if c.Length == 0 {
 			v.add(name, "line %d: length 0", n)
 		}
-		if c.Offset+c.Length > size {
+		if !within(c.Offset, c.Length, size) {
 			v.add(name, "line %d: %s offset %d + length %d is past the end of %s (%d bytes)", n, c.URL, c.Offset, c.Length, f.Name, size)
 			return nil
 		}

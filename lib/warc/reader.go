@@ -510,6 +510,9 @@ var canonicalNames = func() map[string]string {
 	return m
 }()
 
+// recordMagic starts every WARC 1.x record.
+const recordMagic = "WARC/1."
+
 // readHeader parses a record header starting at "WARC/". It returns a nil
 // record and nil error when the header was unusable and skipped.
 func (r *Reader) readHeader() (*record.Record, error) {
@@ -551,6 +554,15 @@ func (r *Reader) readHeader() (*record.Record, error) {
 			break
 		}
 		lineStart = len(r.hbuf)
+		if b, _ := r.br.Peek(len(recordMagic)); string(b) == recordMagic {
+			// a record starts where this header's blank line should be:
+			// the header has no end (taking the next record's fields in
+			// would lose that record)
+			if err := r.problem(start, false, true, "truncated WARC header (%d bytes, no blank line): the next record starts inside it", len(r.hbuf)); err != nil {
+				return nil, err
+			}
+			return nil, nil
+		}
 	}
 	s := string(r.hbuf)
 	rec := &record.Record{Offset: start}
@@ -627,7 +639,10 @@ func (r *Reader) readHeader() (*record.Record, error) {
 		}
 		b.scan = true
 	} else if n, err := strconv.ParseInt(clv, 10, 64); err != nil || n < 0 || clv[0] == '+' {
-		if err := r.problem(start, true, false, "bad Content-Length %q: block taken up to the next record", clip(clv)); err != nil {
+		// an impossible length is damage, not a repair: the block is
+		// salvaged up to the next record, and the problem is reported as
+		// neither repaired nor skipped
+		if err := r.problem(start, false, false, "bad Content-Length %q: block taken up to the next record", clip(clv)); err != nil {
 			return nil, err
 		}
 		b.scan = true

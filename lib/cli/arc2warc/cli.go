@@ -138,6 +138,7 @@ func run(c *cli.Context, stdin io.Reader, stdout, stderr io.Writer) error {
 		total.Records += st.Records
 		total.Repaired += st.Repaired
 		total.Skipped += st.Skipped
+		total.Damaged += st.Damaged
 		if err != nil {
 			return err
 		}
@@ -150,8 +151,12 @@ func run(c *cli.Context, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if total.Skipped > 0 {
-		return fmt.Errorf("%d problem(s) made records or bytes be skipped (%d repaired); see the messages above", total.Skipped, total.Repaired)
+	if total.Skipped > 0 || total.Damaged > 0 {
+		// the output holds what could be salvaged; the damage is reported
+		if total.Damaged == 0 {
+			return fmt.Errorf("%d problem(s) made records or bytes be skipped (%d repaired); see the messages above", total.Skipped, total.Repaired)
+		}
+		return fmt.Errorf("%d problem(s) made records or bytes be skipped, %d left a record damaged, salvaged as far as safe (%d repaired); see the messages above", total.Skipped, total.Damaged, total.Repaired)
 	}
 	return nil
 }
@@ -185,6 +190,8 @@ func convert(name string, stdin io.Reader, w *warc.Writer, o options, stderr io.
 			what := "repaired"
 			if p.Skipped {
 				what = "skipped"
+			} else if !p.Repaired {
+				what = "damaged: salvaged"
 			}
 			fmt.Fprintf(stderr, "arc2warc: %s (%s)\n", p.Error(), what)
 		}
@@ -235,8 +242,8 @@ func convert(name string, stdin io.Reader, w *warc.Writer, o options, stderr io.
 	}
 	st := r.Stats()
 	if o.verbose {
-		fmt.Fprintf(stderr, "arc2warc: %s: ARC version %d, %s, %d records read, %d repaired, %d skipped\n",
-			display, r.Version(), r.Format(), st.Records, st.Repaired, st.Skipped)
+		fmt.Fprintf(stderr, "arc2warc: %s: ARC version %d, %s, %d records read, %d repaired, %d skipped, %d damaged\n",
+			display, r.Version(), r.Format(), st.Records, st.Repaired, st.Skipped, st.Damaged)
 	}
 	return st, nil
 }

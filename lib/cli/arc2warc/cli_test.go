@@ -42,7 +42,7 @@ func TestAppInProcess(t *testing.T) {
 		{[]string{"--compress", "none"}, "WARC/1.1\r\nWARC-Type: warcinfo\r\n", 0, ""},
 		{[]string{"--compress", "none", "--warc-version", "1.0"}, "WARC/1.0\r\nWARC-Type: warcinfo\r\n", 0, ""},
 		{[]string{}, "\x1f\x8b", 0, ""},
-		{[]string{"--compress", "none", "-v"}, "WARC/1.1", 0, "arc2warc: -: ARC version 1, plain, 2 records read, 0 repaired, 0 skipped\n"},
+		{[]string{"--compress", "none", "-v"}, "WARC/1.1", 0, "arc2warc: -: ARC version 1, plain, 2 records read, 0 repaired, 0 skipped, 0 damaged\n"},
 		{[]string{"--warc-version", "0.9"}, "", 2, "arc2warc: --warc-version must be 1.1 or 1.0, not \"0.9\" (see arc2warc -h)\n"},
 	}
 	for _, tc := range tests {

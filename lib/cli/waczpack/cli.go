@@ -315,8 +315,15 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	}
 	if c.Bool("v") && !c.Bool("q") {
 		s := w.Stats()
-		fmt.Fprintf(stderr, "%s: %d inputs, %d records (%d copied as they were, %d members skipped, %d compressed again), %d captures, %d pages, %d bytes of WARC\n",
-			out, s.Inputs, s.Records, s.Records-s.Reencoded, s.Skipped, s.Reencoded, s.Captures, s.Pages, s.ArchiveLen)
+		fmt.Fprintf(stderr, "%s: %d inputs, %d records (%d copied as they were, %d compressed again), %d captures, %d pages, %d bytes of WARC\n",
+			out, s.Inputs, s.Records, s.Records-s.Reencoded, s.Reencoded, s.Captures, s.Pages, s.ArchiveLen)
+		// never claim a CRC that was not checked: members whose end was
+		// found without inflating them are copied unchecked
+		if s.Skipped > 0 {
+			fmt.Fprintf(stderr, "%s: %d gzip members copied without inflating them to their end: their CRCs were not checked (--verify checks them; so does waczpack validate)\n", out, s.Skipped)
+		} else {
+			fmt.Fprintf(stderr, "%s: no gzip member was copied with its CRC unchecked\n", out)
+		}
 		if s.Handovers > 0 {
 			fmt.Fprintf(stderr, "%s: %d inputs read by the careful path from some point on\n", out, s.Handovers)
 		}
