@@ -457,3 +457,60 @@ func TestStorageMirrorget(t *testing.T) {
 		t.Errorf("incomplete uploads left: %v", u)
 	}
 }
+
+// TestStorageHTCache: `htcache export s3://coll/httrack-project/ |
+// waczpack -o s3://coll/old.wacz`: the HTTrack project is read from the
+// prefix (listed once, the cache zip by ranges), its export equals the
+// local one but for the warcinfo record's ID and date (made per run), and
+// the WACZ validates.
+func TestStorageHTCache(t *testing.T) {
+	e := newS3(t, "coll")
+	garden := filepath.Join(repoRoot(), "testdata/htcache/garden")
+	filepath.WalkDir(garden, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(garden, p)
+			b, _ := os.ReadFile(p)
+			e.put(t, "coll", "httrack-project/"+filepath.ToSlash(rel), b)
+		}
+		return nil
+	})
+	local, se, code := run(t, bin(t, "htcache"), nil, "export", garden)
+	if code != 0 {
+		t.Fatalf("local export: %s", se)
+	}
+	remote, se, code := e.run(t, "htcache", nil, "export", "s3://coll/httrack-project/")
+	if code != 0 {
+		t.Fatalf("s3 export: exit %d: %s", code, se)
+	}
+	norm := func(b []byte) string {
+		var out []string
+		info := ""
+		for _, c := range readWARC(t, b) {
+			id := c.rec.Header.Get("WARC-Record-ID")
+			if c.rec.Header.Get("WARC-Type") == "warcinfo" {
+				info = id
+				continue
+			}
+			var h strings.Builder
+			for _, f := range c.rec.Header {
+				h.WriteString(f.Name + ": " + strings.ReplaceAll(f.Value, info, "<warcinfo>") + "\n")
+			}
+			out = append(out, h.String()+string(c.body))
+		}
+		return strings.Join(out, "\n")
+	}
+	if a, b := norm(local), norm(remote); a != b || len(a) == 0 {
+		t.Errorf("the export of the s3:// project differs from the local one (%d vs %d bytes)", len(b), len(a))
+	}
+	if info, se, code := e.run(t, "htcache", nil, "info", "s3://coll/httrack-project/"); code != 0 || !bytes.Contains(info, []byte("s3://coll/httrack-project/hts-cache/new.zip")) {
+		t.Errorf("htcache info: exit %d: %s%s", code, info, se)
+	}
+	sh := exec.Command("bash", "-o", "pipefail", "-c", bin(t, "htcache")+" export s3://coll/httrack-project/ | "+bin(t, "waczpack")+" -q -o s3://coll/old.wacz")
+	sh.Env = e.env
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("htcache export | waczpack -o s3://: %v\n%s", err, out)
+	}
+	if _, se, code := e.run(t, "waczpack", nil, "validate", "s3://coll/old.wacz"); code != 0 {
+		t.Errorf("validate s3://coll/old.wacz: %s", se)
+	}
+}

@@ -54,14 +54,16 @@ type Cache struct {
 	// previous crawl).
 	OldModTime time.Time
 
-	cfg  config
-	f    *os.File
-	dat  *os.File
-	size int64
-	root *os.Root
-	last *ZipReader
+	cfg       config
+	fsys      fs.FS // the mirror root
+	closeRoot func() error
+	oldRel    string // old.zip's name in fsys
+	f         cacheFile
+	dat       cacheFile
+	size      int64
+	last      *ZipReader
 
-	oldF     *os.File
+	oldF     cacheFile
 	oldSize  int64
 	oldTimes map[string]time.Time // from hts-cache/old.txt
 }
@@ -69,81 +71,119 @@ type Cache struct {
 // ErrNoCache is returned by Open for a directory with no HTTrack cache.
 var ErrNoCache = errors.New("no HTTrack cache (hts-cache/new.zip, old.zip or new.ndx)")
 
+// cacheFile is a cache file opened through the cache's file system: a
+// local file, or an object read by ranges.
+type cacheFile interface {
+	io.ReaderAt
+	io.Closer
+}
+
 // Open opens a cache: a mirror directory (holding hts-cache/), its hts-cache
 // directory, or a cache zip (or .ndx) file. In a directory new.zip is
 // preferred, then old.zip (left by an update that did not finish), then the
-// pre-3.31 new.ndx/new.dat and old.ndx/old.dat.
+// pre-3.31 new.ndx/new.dat and old.ndx/old.dat. Files of the mirror are
+// read below the mirror root only (os.Root: no symbolic link leads out).
 func Open(p string, opts ...Option) (*Cache, error) {
-	cfg := newConfig(opts)
-	if !cfg.verifySet {
-		cfg.verify = true
-	}
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, err
 	}
-	c := &Cache{cfg: cfg}
-	file := p
-	if st.IsDir() {
-		dir := p
-		if sub := filepath.Join(p, "hts-cache"); isDir(sub) {
-			dir = sub
+	root, cacheDir, file := p, "", ""
+	switch {
+	case !st.IsDir():
+		root, file = filepath.Dir(p), filepath.Base(p)
+		if filepath.Base(root) == "hts-cache" {
+			root, cacheDir = filepath.Dir(root), "hts-cache"
 		}
-		file = ""
+	case isDir(filepath.Join(p, "hts-cache")):
+		cacheDir = "hts-cache"
+	case filepath.Base(p) == "hts-cache":
+		root, cacheDir = filepath.Dir(p), "hts-cache"
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	c, err := open(r.FS(), root, cacheDir, file, p, opts...)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	c.closeRoot = r.Close
+	return c, nil
+}
+
+// OpenFS opens the cache of the mirror whose root is fsys (holding
+// hts-cache/, or being the hts-cache folder itself), for example an
+// s3:// prefix (store.DirFS). The files of fsys must implement io.ReaderAt
+// (the cache zip is read at random offsets); name is the root's name in
+// messages.
+func OpenFS(fsys fs.FS, name string, opts ...Option) (*Cache, error) {
+	name = strings.TrimSuffix(name, "/")
+	if st, err := fs.Stat(fsys, "hts-cache"); err == nil && st.IsDir() {
+		return open(fsys, name, "hts-cache", "", name, opts...)
+	}
+	return open(fsys, name, ".", "", name, opts...)
+}
+
+// open opens the cache in fsys, the mirror root (named root in messages):
+// file (a name in cacheDir) or, when "", the first cache file found in
+// cacheDir. given is what the user named, for ErrNoCache.
+func open(fsys fs.FS, root, cacheDir, file, given string, opts ...Option) (*Cache, error) {
+	cfg := newConfig(opts)
+	if !cfg.verifySet {
+		cfg.verify = true
+	}
+	if cacheDir == "" {
+		cacheDir = "."
+	}
+	regular := func(name string) bool {
+		fi, err := fs.Stat(fsys, name)
+		return err == nil && fi.Mode().IsRegular() && fi.Size() > 0
+	}
+	c := &Cache{cfg: cfg, fsys: fsys, Root: root}
+	display := func(rel string) string { return joinName(root, rel) }
+	if file == "" {
 		for _, n := range []string{"new.zip", "old.zip", "new.ndx", "old.ndx"} {
-			if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-				file = filepath.Join(dir, n)
+			if regular(path.Join(cacheDir, n)) {
+				file = n
 				break
 			}
 		}
 		if file == "" {
-			return nil, fmt.Errorf("%s: %w", p, ErrNoCache)
+			return nil, fmt.Errorf("%s: %w", given, ErrNoCache)
 		}
-		if filepath.Base(file) == "new.zip" {
-			old := filepath.Join(dir, "old.zip")
-			if fi, err := os.Stat(old); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-				c.OldPath = old
-			}
+		if file == "new.zip" && regular(path.Join(cacheDir, "old.zip")) {
+			c.oldRel = path.Join(cacheDir, "old.zip")
+			c.OldPath = display(c.oldRel)
 		}
 	}
-	c.Path = file
-	dir := filepath.Dir(file)
-	if filepath.Base(dir) == "hts-cache" {
-		c.Root = filepath.Dir(dir)
-	} else {
-		c.Root = dir
-	}
-	if c.root, err = os.OpenRoot(c.Root); err != nil {
-		return nil, err
-	}
-	if c.f, err = os.Open(file); err != nil {
-		c.root.Close()
-		return nil, err
-	}
-	fi, err := c.f.Stat()
-	if err != nil {
-		c.Close()
+	rel := path.Join(cacheDir, file)
+	c.Path = display(rel)
+	var fi fs.FileInfo
+	var err error
+	if c.f, fi, err = openCacheFile(fsys, rel, c.Path); err != nil {
 		return nil, err
 	}
 	c.size, c.ModTime = fi.Size(), fi.ModTime()
 	comment := ""
-	if strings.EqualFold(filepath.Ext(file), ".ndx") {
+	if strings.EqualFold(path.Ext(file), ".ndx") {
 		c.Format = FormatNdx
-		datName := strings.TrimSuffix(file, filepath.Ext(file)) + ".dat"
-		if c.dat, err = os.Open(datName); err != nil {
+		datRel := strings.TrimSuffix(rel, path.Ext(rel)) + ".dat"
+		if c.dat, _, err = openCacheFile(fsys, datRel, display(datRel)); err != nil {
 			c.Close()
-			return nil, fmt.Errorf("%s: the index needs its data file: %w", file, err)
+			return nil, fmt.Errorf("%s: the index needs its data file: %w", c.Path, err)
 		}
 	} else {
 		c.Format = FormatZip
-		z, err := NewZipReader(c.f, c.size, file, opts...)
+		z, err := NewZipReader(c.f, c.size, c.Path, opts...)
 		if err != nil {
 			c.Close()
 			return nil, err
 		}
 		comment = z.Summary().Comment
 	}
-	c.Log = ReadCrawlLog(c.Root, comment, cfg.loc)
+	c.Log = readCrawlLog(fsys, comment, cfg.loc)
 	if c.OldPath != "" {
 		if err := c.openOld(); err != nil {
 			c.Close()
@@ -153,27 +193,54 @@ func Open(p string, opts ...Option) (*Cache, error) {
 	return c, nil
 }
 
+// joinName joins a slash-separated name below root for messages (root
+// may be a local path or a URL).
+func joinName(root, rel string) string {
+	if rel == "." || rel == "" {
+		return root
+	}
+	if strings.Contains(root, "://") {
+		return strings.TrimSuffix(root, "/") + "/" + rel
+	}
+	return filepath.Join(root, filepath.FromSlash(rel))
+}
+
+// openCacheFile opens name in fsys for random access.
+func openCacheFile(fsys fs.FS, name, display string) (cacheFile, fs.FileInfo, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	cf, ok := f.(cacheFile)
+	if !ok {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: cannot be read at random offsets", display)
+	}
+	return cf, fi, nil
+}
+
 // openOld opens old.zip; one that is not a cache zip at all is reported
 // and left out.
 func (c *Cache) openOld() error {
-	f, err := os.Open(c.OldPath)
+	f, fi, err := openCacheFile(c.fsys, c.oldRel, c.OldPath)
 	if err != nil {
 		return err
 	}
-	fi, err := f.Stat()
-	if err == nil {
-		_, err = NewZipReader(f, fi.Size(), c.OldPath, c.cfg.opts()...)
-	}
-	if err != nil {
+	if _, err = NewZipReader(f, fi.Size(), c.OldPath, c.cfg.opts()...); err != nil {
 		f.Close()
 		if perr := c.cfg.problem(c.OldPath, 0, false, true, fmt.Sprintf("left out: %v", err)); perr != nil {
 			return perr
 		}
-		c.OldPath = ""
+		c.OldPath, c.oldRel = "", ""
 		return nil
 	}
 	c.oldF, c.oldSize, c.OldModTime = f, fi.Size(), fi.ModTime()
-	c.oldTimes = readTxtTimes(filepath.Join(filepath.Dir(c.OldPath), "old.txt"), c.OldModTime, c.Log.Location)
+	c.oldTimes = readTxtTimes(c.fsys, path.Join(path.Dir(c.oldRel), "old.txt"), c.OldModTime, c.Log.Location)
 	return nil
 }
 
@@ -194,8 +261,8 @@ func (c *Cache) Close() error {
 	if c.oldF != nil {
 		c.oldF.Close()
 	}
-	if c.root != nil {
-		c.root.Close()
+	if c.closeRoot != nil {
+		c.closeRoot()
 	}
 	return err
 }
@@ -299,7 +366,7 @@ func (c *Cache) Locate(e *Entry) (src BodySource, rel string, size int64) {
 		return BodyNone, "", 0
 	}
 	for _, cand := range c.saveCandidates(e.Meta.Save) {
-		if st, err := c.root.Stat(cand); err == nil && st.Mode().IsRegular() {
+		if st, err := fs.Stat(c.fsys, cand); err == nil && st.Mode().IsRegular() {
 			return BodyExternal, cand, st.Size()
 		}
 	}
@@ -360,7 +427,7 @@ func (c *Cache) Body(e *Entry) (io.ReadCloser, int64, error) {
 		rc, err := e.OpenStored()
 		return rc, e.StoredSize, err
 	case BodyExternal:
-		f, err := c.root.Open(rel)
+		f, err := c.fsys.Open(rel)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -3,8 +3,8 @@ package htcache
 import (
 	"bufio"
 	"io"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -66,8 +66,8 @@ const maxLogLine = 64 << 10
 
 // readLines calls f for each line of the file (CR/LF stripped, cut at
 // maxLogLine), stopping when f returns false.
-func readLines(path string, f func(string) bool) error {
-	fh, err := os.Open(path)
+func readLines(fsys fs.FS, name string, f func(string) bool) error {
+	fh, err := fsys.Open(name)
 	if err != nil {
 		return err
 	}
@@ -113,14 +113,18 @@ func readLine(br *bufio.Reader) (string, error) {
 // (HTTrack's final log line) or "". loc, when not nil, is the crawl
 // machine's time zone; otherwise it is inferred from new.txt.
 func ReadCrawlLog(root, comment string, loc *time.Location) *CrawlLog {
+	return readCrawlLog(os.DirFS(root), comment, loc)
+}
+
+// readCrawlLog is ReadCrawlLog for the mirror root fsys.
+func readCrawlLog(fsys fs.FS, comment string, loc *time.Location) *CrawlLog {
 	l := &CrawlLog{Location: loc}
 	if m := reComplete.FindStringSubmatch(comment); m != nil {
 		l.Version = m[1]
 		l.Summary = firstLine(comment)
 	}
 	var launched, doitDate string
-	logPath := filepath.Join(root, "hts-log.txt")
-	if readLines(logPath, func(s string) bool {
+	if readLines(fsys, "hts-log.txt", func(s string) bool {
 		if m := reLaunched.FindStringSubmatch(s); m != nil {
 			l.Version = m[1]
 			l.VersionInfo = "HTTrack" + m[1] + m[2]
@@ -138,10 +142,9 @@ func ReadCrawlLog(root, comment string, loc *time.Location) *CrawlLog {
 	}) == nil {
 		l.Sources = append(l.Sources, "hts-log.txt")
 	}
-	doitPath := filepath.Join(root, "hts-cache", "doit.log")
 	first := true
 	var doitCmd string
-	if readLines(doitPath, func(s string) bool {
+	if readLines(fsys, "hts-cache/doit.log", func(s string) bool {
 		if first {
 			doitCmd, first = s, false
 			return true
@@ -163,8 +166,7 @@ func ReadCrawlLog(root, comment string, loc *time.Location) *CrawlLog {
 
 	// new.txt: time of day of each fetch, plus GMT dates for the zone.
 	var rows []txtRow
-	txtPath := filepath.Join(root, "hts-cache", "new.txt")
-	if readLines(txtPath, func(s string) bool {
+	if readLines(fsys, "hts-cache/new.txt", func(s string) bool {
 		f := strings.Split(s, "\t")
 		if len(f) < 8 || len(f[0]) != 8 || f[0][2] != ':' || f[0][5] != ':' {
 			return true
@@ -223,9 +225,9 @@ func ReadCrawlLog(root, comment string, loc *time.Location) *CrawlLog {
 // the logs: each time of day is taken on the day that puts it at or before
 // end, the end of that crawl (the modification time of old.zip), and
 // later lines never before earlier ones.
-func readTxtTimes(path string, end time.Time, loc *time.Location) map[string]time.Time {
+func readTxtTimes(fsys fs.FS, name string, end time.Time, loc *time.Location) map[string]time.Time {
 	var rows []txtRow
-	if readLines(path, func(s string) bool {
+	if readLines(fsys, name, func(s string) bool {
 		f := strings.Split(s, "\t")
 		if len(f) >= 8 && len(f[0]) == 8 && f[0][2] == ':' && f[0][5] == ':' {
 			rows = append(rows, txtRow{clock: f[0], url: f[7]})

@@ -21,7 +21,7 @@ func TestReadTxtTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	end := time.Date(2026, 3, 2, 0, 0, 5, 0, time.UTC) // old.zip closed
-	got := readTxtTimes(p, end, time.UTC)
+	got := readTxtTimes(os.DirFS(filepath.Dir(p)), filepath.Base(p), end, time.UTC)
 	want := map[string]time.Time{
 		"http://h/a": time.Date(2026, 3, 2, 0, 0, 4, 0, time.UTC),
 		"http://h/b": time.Date(2026, 3, 2, 0, 0, 3, 0, time.UTC),
@@ -35,12 +35,12 @@ func TestReadTxtTimes(t *testing.T) {
 		}
 	}
 	// the line before midnight, when it is the last of its URL
-	got = readTxtTimes(p, time.Date(2026, 3, 2, 0, 0, 3, 0, time.UTC), time.UTC)
+	got = readTxtTimes(os.DirFS(filepath.Dir(p)), filepath.Base(p), time.Date(2026, 3, 2, 0, 0, 3, 0, time.UTC), time.UTC)
 	if w := time.Date(2026, 3, 2, 0, 0, 4, 0, time.UTC); !got["http://h/a"].Equal(w) {
 		t.Errorf("a within the minute of slack: %v, want %v", got["http://h/a"], w)
 	}
 	os.WriteFile(p, []byte("23:59:58\t1/1\t---\t200\tok\tt\tx\thttp://h/z\th/z\t()\n"), 0o644)
-	if got := readTxtTimes(p, end, time.UTC); !got["http://h/z"].Equal(time.Date(2026, 3, 1, 23, 59, 58, 0, time.UTC)) {
+	if got := readTxtTimes(os.DirFS(filepath.Dir(p)), filepath.Base(p), end, time.UTC); !got["http://h/z"].Equal(time.Date(2026, 3, 1, 23, 59, 58, 0, time.UTC)) {
 		t.Errorf("before midnight: %v", got["http://h/z"])
 	}
 }

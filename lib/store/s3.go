@@ -210,6 +210,27 @@ func parseContentRange(s string) (start, size int64, ok bool) {
 // order, reading every page of the listing. Keys ending in "/" (folder
 // markers) are left out.
 func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
+	objs, err := s.ListObjects(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	urls := make([]string, len(objs))
+	for i, o := range objs {
+		urls[i] = o.URL
+	}
+	return urls, nil
+}
+
+// Object is one object of a listing.
+type Object struct {
+	URL     string // s3://bucket/key
+	Key     string
+	Size    int64
+	ModTime time.Time
+}
+
+// ListObjects is List with each object's size and modification time.
+func (s *Store) ListObjects(ctx context.Context, prefix string) ([]Object, error) {
 	if KindOf(prefix) != S3 {
 		return nil, &Error{Op: "list", URL: Redact(prefix), Err: fmt.Errorf("not an s3:// URL")}
 	}
@@ -228,7 +249,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	if s.opts.ListPageSize > 0 {
 		in.MaxKeys = aws.Int32(int32(s.opts.ListPageSize))
 	}
-	var keys []string
+	var objs []Object
 	p := s3.NewListObjectsV2Paginator(c.api, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
@@ -237,17 +258,13 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 		}
 		for _, o := range page.Contents {
 			if k := aws.ToString(o.Key); !strings.HasSuffix(k, "/") {
-				keys = append(keys, k)
+				objs = append(objs, Object{URL: "s3://" + bucket + "/" + k, Key: k, Size: aws.ToInt64(o.Size), ModTime: aws.ToTime(o.LastModified)})
 			}
 		}
 	}
 	// S3 lists in UTF-8 binary order already; sort for servers that do not.
-	sort.Strings(keys)
-	urls := make([]string, len(keys))
-	for i, k := range keys {
-		urls[i] = "s3://" + bucket + "/" + k
-	}
-	return urls, nil
+	sort.Slice(objs, func(i, j int) bool { return objs[i].Key < objs[j].Key })
+	return objs, nil
 }
 
 // failTimeout bounds the abort of a failed multipart upload, made with a

@@ -2,6 +2,7 @@ package htcache
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/arcport/arcport/lib/htcache"
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/store"
 )
 
 // Main runs htcache with os.Args and exits.
@@ -93,7 +95,24 @@ func open(c *cli.Context, nargs int) (*htcache.Cache, error) {
 		}
 		opts = append(opts, htcache.WithLocation(loc))
 	}
-	return htcache.Open(c.Args().First(), opts...)
+	return openCache(c.Args().First(), opts...)
+}
+
+// openCache opens the cache of a mirror: a local folder (or cache file),
+// or an s3://bucket/prefix/ holding the HTTrack project (listed once, the
+// cache zip then read by ranges).
+func openCache(name string, opts ...htcache.Option) (*htcache.Cache, error) {
+	switch {
+	case strings.HasPrefix(name, "s3://"):
+		fsys, err := cliutil.Store().DirFS(context.Background(), name)
+		if err != nil {
+			return nil, err
+		}
+		return htcache.OpenFS(fsys, store.Redact(name), opts...)
+	case cliutil.IsRemote(name):
+		return nil, fmt.Errorf("%s: an HTTrack project is a folder: give a local folder or an s3:// prefix (http(s):// has no listing)", store.Redact(name))
+	}
+	return htcache.Open(name, opts...)
 }
 
 // parseTZ parses an IANA zone name or a ±hh:mm offset.
@@ -334,7 +353,7 @@ func cmdCheck(c *cli.Context) error {
 		}
 		opts = append(opts, htcache.WithLocation(loc))
 	}
-	hc, err := htcache.Open(c.Args().First(), opts...)
+	hc, err := openCache(c.Args().First(), opts...)
 	if err != nil {
 		return err
 	}
