@@ -46,6 +46,7 @@ type Reader struct {
 	zr    *zip.Reader
 	files map[string]*zip.File
 	c     io.Closer
+	ok    map[*zip.File]bool // entries whose data was checked to lie in the file
 }
 
 // Open reads the zip directory of a WACZ of size bytes. name is used in
@@ -57,14 +58,53 @@ func Open(ra io.ReaderAt, size int64, name string) (*Reader, error) {
 	}
 	r := &Reader{name: name, ra: ra, size: size, zr: zr, files: map[string]*zip.File{}}
 	for _, f := range zr.File {
-		if err := checkEntry(f, size); err != nil {
-			return nil, fmt.Errorf("%s: %s: %v", name, f.Name, err)
+		// the local header is read (and the data's place checked) when
+		// the entry is first opened: a remote WACZ costs no request per
+		// entry here
+		if f.CompressedSize64 > uint64(size) || (f.Method == zip.Store && f.UncompressedSize64 != f.CompressedSize64) {
+			return nil, fmt.Errorf("%s: %s: %v", name, f.Name, checkEntry(f, size))
 		}
 		if _, dup := r.files[f.Name]; !dup {
 			r.files[f.Name] = f
 		}
 	}
 	return r, nil
+}
+
+// open opens the entry f after checking that its data lies inside the file
+// (checkEntry), once per entry.
+func (r *Reader) open(f *zip.File) (io.ReadCloser, error) {
+	if err := r.checked(f); err != nil {
+		return nil, err
+	}
+	return f.Open()
+}
+
+// CheckEntries checks that every entry's data lies inside the file
+// (reading each local header), as validating does first; the other
+// readers check an entry when they first read it.
+func (r *Reader) CheckEntries() error {
+	for _, f := range r.zr.File {
+		if err := r.checked(f); err != nil {
+			return fmt.Errorf("%s: %v", r.name, err)
+		}
+	}
+	return nil
+}
+
+// checked runs checkEntry on f the first time it is asked.
+func (r *Reader) checked(f *zip.File) error {
+	if r.ok == nil {
+		r.ok = map[*zip.File]bool{}
+	}
+	if r.ok[f] {
+		return nil
+	}
+	if err := checkEntry(f, r.size); err != nil {
+		return fmt.Errorf("%s: %v", f.Name, err)
+	}
+	r.ok[f] = true
+	return nil
 }
 
 // OpenCloser is Open for an r that Close must close, such as a remote
@@ -166,7 +206,7 @@ func (r *Reader) readSmall(name string) ([]byte, error) {
 	if f.UncompressedSize64 > maxJSONFile {
 		return nil, fmt.Errorf("%s: %s: %d bytes is too large", r.name, name, f.UncompressedSize64)
 	}
-	rc, err := f.Open()
+	rc, err := r.open(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %v", r.name, name, err)
 	}
@@ -185,7 +225,7 @@ func (r *Reader) Pages() (*PagesHeader, []Page, error) {
 	if f == nil {
 		return nil, nil, fmt.Errorf("%s: no %s", r.name, PagesPath)
 	}
-	rc, err := f.Open()
+	rc, err := r.open(f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %s: %v", r.name, PagesPath, err)
 	}
@@ -349,7 +389,7 @@ func (r *Reader) Captures(fn func(*Capture) error) error {
 }
 
 func (r *Reader) openIndex(name string) (io.ReadCloser, error) {
-	rc, err := r.files[name].Open()
+	rc, err := r.open(r.files[name])
 	if err != nil {
 		return nil, err
 	}
@@ -403,7 +443,7 @@ type IdxLine struct {
 // readIdx reads a ZipNum .idx file: its !meta line (may be empty) and the
 // block lines.
 func (r *Reader) readIdx(name string) (meta map[string]any, lines []IdxLine, err error) {
-	rc, err := r.files[name].Open()
+	rc, err := r.open(r.files[name])
 	if err != nil {
 		return nil, nil, err
 	}
@@ -452,11 +492,14 @@ func (r *Reader) rangeOf(f *zip.File, off, n int64) (io.Reader, error) {
 	if f.Method != zip.Store {
 		return nil, fmt.Errorf("%s is compressed (method %d), so it has no random access", f.Name, f.Method)
 	}
+	if err := r.checked(f); err != nil {
+		return nil, err
+	}
 	start, err := f.DataOffset()
 	if err != nil {
 		return nil, err
 	}
-	// Open checked that the entry's data lies inside the file
+	// checked: the entry's data lies inside the file
 	if size := int64(f.UncompressedSize64); f.UncompressedSize64 > uint64(r.size) || !within(off, n, size) {
 		return nil, fmt.Errorf("range %d+%d outside %s (%d bytes)", off, n, f.Name, f.UncompressedSize64)
 	}

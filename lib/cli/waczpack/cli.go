@@ -359,6 +359,9 @@ func validate(c *cli.Context, stdout io.Writer) error {
 		return err
 	}
 	defer r.Close()
+	if err := r.CheckEntries(); err != nil {
+		return err
+	}
 	problems := r.Validate()
 	if len(problems) == 0 {
 		if !c.Bool("q") {
