@@ -1,6 +1,7 @@
 package htcache
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/arcport/arcport/lib/arc"
 	"github.com/arcport/arcport/lib/htcache"
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/internal/compio"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
 )
@@ -24,6 +26,7 @@ func exportCommand() *cli.Command {
 		ArgsUsage: "DIR|ZIP",
 		Flags: []cli.Flag{flagOut, flagQuiet, flagStrict, flagTZ,
 			&cli.StringFlag{Name: "format", Value: "warc", Usage: "warc or arc"},
+			&cli.StringFlag{Name: "spool-max", Value: "4GiB", Usage: "largest body to take; bodies over 1 MiB are spooled to an unnamed temporary file in $TMPDIR, and a larger one stops the export with an error (`SIZE`: digits with K, M, G or T)"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print a summary on stderr"}},
 		Action: cmdExport,
 	}
@@ -33,6 +36,10 @@ func cmdExport(c *cli.Context) error {
 	format := strings.ToLower(c.String("format"))
 	if format != "warc" && format != "arc" {
 		return cliutil.Usagef("--format: want warc or arc, got %q", c.String("format"))
+	}
+	spoolMax, err := compio.ParseSize(c.String("spool-max"))
+	if err != nil {
+		return cliutil.Usagef("--spool-max: %v", err)
 	}
 	hc, err := open(c, 1)
 	if err != nil {
@@ -71,7 +78,14 @@ func cmdExport(c *cli.Context) error {
 			if err != nil {
 				return err
 			}
+			if r.Block != nil {
+				r.Block = compio.CapReader(r.Block, spoolMax)
+			}
 			if err := wr.WriteRecord(r); err != nil {
+				var sl *compio.SpoolLimitError
+				if errors.As(err, &sl) {
+					err = sl
+				}
 				return fmt.Errorf("%s: entry at offset %d (%s): %w", hc.Path, r.Offset, r.TargetURI(), err)
 			}
 		}
