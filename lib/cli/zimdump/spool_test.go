@@ -2,6 +2,7 @@ package zimdump
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/arcport/arcport/lib/internal/zimtest"
+	"github.com/arcport/arcport/lib/zim"
+	"github.com/klauspost/compress/zstd"
 )
 
 // spoolOpen reports whether process pid has a file open in dir (the WARC
@@ -91,5 +94,105 @@ func TestWarcSpoolLeftAfterSignal(t *testing.T) {
 				t.Errorf("%v: %s exists", sig, out)
 			}
 		})
+	}
+}
+
+// TestWarcSpoolBlockedAfterSignal: `zimdump warc --plain -o -` on an archive
+// whose first entry is 3 MiB spools that entry to a temporary file, then
+// blocks writing it to a pipe nobody reads. Killed there with SIGKILL,
+// SIGINT or SIGTERM, it must leave its TMPDIR (a fresh folder) empty.
+func TestWarcSpoolBlockedAfterSignal(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("needs /proc")
+	}
+	zf := writeZim(t, zimtest.Spec{
+		Clusters: []zimtest.Cluster{{Comp: 5}},
+		Entries: []zimtest.Entry{
+			{NS: 'C', Path: "big", Mime: "text/plain", Data: make([]byte, 3<<20)},
+			{NS: 'C', Path: "small", Mime: "text/plain", Data: []byte("x")},
+		},
+	})
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			tmp := t.TempDir()
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "ZIMCLI_MAIN="+strings.Join([]string{"warc", "--plain", "-o", "-", zf}, "\x1f"))
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Close()
+			cmd.Stdout = pw
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pw.Close()
+			// Wait (for as long as it takes) until the spool is open; the
+			// pipe is not read, so the process then blocks writing.
+			for !spoolOpen(cmd.Process.Pid, tmp) {
+				if ents, _ := os.ReadDir(tmp); len(ents) > 0 {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			cmd.Process.Signal(sig)
+			err = cmd.Wait()
+			t.Logf("%v: %v", sig, err)
+			if ents, _ := os.ReadDir(tmp); len(ents) > 0 {
+				t.Errorf("%v left %d file(s) in TMPDIR: %s", sig, len(ents), ents[0].Name())
+			}
+		})
+	}
+}
+
+// TestWarcSpoolMaxDeclared: an entry whose blob the cluster's offset
+// table declares larger than --spool-max is refused before anything is
+// decompressed or spooled, with the declared size in the error (the old
+// code decompressed and spooled up to the cap; here, the cluster being
+// short, it failed on the decompression instead).
+func TestWarcSpoolMaxDeclared(t *testing.T) {
+	claim := func(raw []byte) ([]byte, error) {
+		// the last blob offset: 64 MiB past the first
+		n := binary.LittleEndian.Uint32(raw) / 4
+		binary.LittleEndian.PutUint32(raw[4*(n-1):], binary.LittleEndian.Uint32(raw)+64<<20)
+		var out bytes.Buffer
+		w, _ := zstd.NewWriter(&out)
+		w.Write(raw)
+		w.Close()
+		return out.Bytes(), nil
+	}
+	zf := writeZim(t, zimtest.Spec{
+		Clusters: []zimtest.Cluster{{Comp: 5, Encode: claim}, {Comp: 1}},
+		Entries: []zimtest.Entry{
+			{NS: 'C', Path: "big", Mime: "text/plain", Data: []byte("tiny")},
+			{NS: 'C', Path: "small", Mime: "text/plain", Data: []byte("x"), Cluster: 1},
+		},
+	})
+	a, err := zim.Open(zf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, found, err := a.Find('C', "big")
+	if err != nil || !found {
+		t.Fatal(found, err)
+	}
+	ent, err := a.EntryAt(idx)
+	a.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := filepath.Join(t.TempDir(), "x.warc.gz")
+	r := ours("warc", "--spool-max=8M", "-o", out, zf)
+	want := fmt.Sprintf("zimdump: %s: offset %d: entry C/big: record block declared as %d bytes, more than the spool limit of 8 MiB (raise it with --spool-max)\n", zf, ent.Offset, 64<<20)
+	if r.rc != 1 || r.stderr != want {
+		t.Errorf("--spool-max=8M: rc %d, stderr\n%q\nwant\n%q", r.rc, r.stderr, want)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s exists", out)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("left in TMPDIR: %s", ents[0].Name())
 	}
 }

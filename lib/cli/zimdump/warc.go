@@ -155,9 +155,14 @@ func (e *env) warc() int {
 			if err != nil {
 				return e.entryFail(ent, err)
 			}
-			r, _, err := a.OpenBlob(ent)
+			r, size, err := a.OpenBlob(ent)
 			if err != nil {
 				return e.entryFail(ent, err)
+			}
+			if size > spoolMax {
+				// refused before a byte is spooled
+				r.Close()
+				return e.fail(fmt.Errorf("%s: offset %d: entry %s: %w", e.p.file, ent.Offset, ent.LongPath(), &compio.SpoolLimitError{Max: spoolMax, Declared: size}))
 			}
 			closer = r
 			rec.Header = append(rec.Header,

@@ -151,7 +151,7 @@ func TestWarcSpoolMax(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	out := filepath.Join(t.TempDir(), "x.warc.gz")
 	r := ours("warc", "--spool-max=2M", "-o", out, zf)
-	want := fmt.Sprintf("zimdump: %s: offset %d: entry C/big: record block larger than the spool limit of 2 MiB (raise it with --spool-max)\n", zf, ent.Offset)
+	want := fmt.Sprintf("zimdump: %s: offset %d: entry C/big: record block declared as %d bytes, more than the spool limit of 2 MiB (raise it with --spool-max)\n", zf, ent.Offset, 3<<20)
 	if r.rc != 1 || r.stderr != want || r.stdout != "" {
 		t.Errorf("--spool-max=2M: %+v\nwant stderr %q", r, want)
 	}

@@ -39,11 +39,15 @@ func CreateSpool(dir, pattern string) (*os.File, error) {
 // SpoolLimitError is the error of a reader made by CapReader once more
 // than Max bytes have been read.
 type SpoolLimitError struct {
-	Max int64 // the cap, in bytes
+	Max      int64 // the cap, in bytes
+	Declared int64 // the size the input declares, when known and refused up front (else 0)
 }
 
 // Error says the record is too large for the spool cap.
 func (e *SpoolLimitError) Error() string {
+	if e.Declared > 0 {
+		return fmt.Sprintf("record block declared as %d bytes, more than the spool limit of %s (raise it with --spool-max)", e.Declared, FormatSize(e.Max))
+	}
 	return fmt.Sprintf("record block larger than the spool limit of %s (raise it with --spool-max)", FormatSize(e.Max))
 }
 
