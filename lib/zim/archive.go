@@ -70,6 +70,15 @@ func WithClusterCache(n int, bytes int64) Option {
 // of the decompressor instead (default 64 MiB).
 func WithMaxInMemoryCluster(n int64) Option { return func(o *options) { o.maxInMemory = n } }
 
+// WithLookupSample sets how many dirents opening the archive reads to
+// build libzim's lookup grid (NarrowDown; default 1024, at least 1). Each
+// is a read at a different place in the file: an archive read by ranged
+// requests wants few (a lookup then binary-searches more of the pointer
+// list instead), at the cost of checking fewer dirents' order at open.
+func WithLookupSample(n uint32) Option {
+	return func(o *options) { o.lookupSample = max(n, 1) }
+}
+
 func defaultOptions() options {
 	return options{name: "zim", cacheCount: 16, cacheBytes: 256 << 20, maxInMemory: 64 << 20,
 		xzMaxDict: 128 << 20, lookupSample: 1024}

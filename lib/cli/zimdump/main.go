@@ -126,7 +126,8 @@ func openArchive(p *parsed) (*zim.Archive, error) {
 		if err != nil {
 			return nil, err
 		}
-		return zim.NewCloser(ra, ra.Size(), zim.WithName(store.Redact(p.file)))
+		// a small lookup grid: each sampled dirent is a request
+		return zim.NewCloser(ra, ra.Size(), zim.WithName(store.Redact(p.file)), zim.WithLookupSample(4))
 	}
 	if !p.has("offset") {
 		return zim.Open(p.file)
