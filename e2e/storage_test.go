@@ -291,6 +291,16 @@ func TestStorageWACZ(t *testing.T) {
 		t.Errorf("remote get took %d requests and %d bytes: want at most 8 and 1 MiB", s.Requests, s.Bytes)
 	}
 
+	// validate reads the whole WACZ once, in large sequential ranges
+	e.proxy.Reset()
+	if _, se, code := e.run(t, "waczpack", nil, "validate", "s3://coll/site.wacz"); code != 0 {
+		t.Errorf("validate s3://coll/site.wacz: exit %d: %s", code, se)
+	}
+	vs := e.proxy.Stats()
+	t.Logf("waczpack validate s3://coll/site.wacz: %d requests, %d bytes", vs.Requests, vs.Bytes)
+	if vs.Bytes > int64(len(waczData))*11/10 || vs.Requests > int64(len(waczData))/(512<<10) {
+		t.Errorf("remote validate took %d requests and %d bytes for a %d-byte WACZ: want one sequential pass", vs.Requests, vs.Bytes, len(waczData))
+	}
 	for _, args := range [][]string{{"ls"}} {
 		local, _, _ := run(t, bin(t, "waczpack"), nil, append(args, wacz)...)
 		e.proxy.Reset()

@@ -30,6 +30,13 @@ type File struct {
 	mu    sync.Mutex
 	lru   *list.List // of *block, most recent first
 	index map[int64]*list.Element
+
+	// Sequential reads (each starting where the last ended) fetch ahead
+	// once a run has read 4 blocks: ahead blocks, doubling up to a
+	// quarter of the cache. A lookup's few small reads never trigger it.
+	seqNext int64
+	seqRun  int64
+	ahead   int64
 }
 
 type block struct {
@@ -128,6 +135,18 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	end := min(off+int64(len(p)), f.size)
 	bs := int64(f.s.opts.BlockSize)
 	capacity := bs * int64(f.s.opts.CacheBlocks)
+	f.mu.Lock()
+	if off == f.seqNext && off > 0 {
+		f.seqRun += end - off
+		if f.seqRun >= 4*bs {
+			f.ahead = min(max(2*f.ahead, 2), max(int64(f.s.opts.CacheBlocks)/4, 1))
+		}
+	} else {
+		f.seqRun, f.ahead = end-off, 0
+	}
+	f.seqNext = end
+	ahead := f.ahead
+	f.mu.Unlock()
 	n := 0
 	for pos := off; pos < end; {
 		b := pos / bs
@@ -137,9 +156,13 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 			pos += int64(c)
 			continue
 		}
-		// The run of missing blocks this read needs.
+		// The run of missing blocks this read needs, and, when reading
+		// sequentially, the missing blocks after it up to ahead.
 		e := b
 		for (e+1)*bs < end && !f.has(e+1) {
+			e++
+		}
+		for (e+1)*bs < f.size && e+1 < b+ahead && !f.has(e+1) {
 			e++
 		}
 		start, stop := b*bs, min((e+1)*bs, f.size)

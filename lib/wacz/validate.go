@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +60,15 @@ type validator struct {
 	r        *Reader
 	problems []Problem
 	counts   map[string]int
+	// starts holds, for each archive/*.warc.gz whose members were all
+	// inflated while hashing, where its members start (ascending), so the
+	// index check needs no read per line (a remote WACZ: no request).
+	starts map[string][]int64
 }
+
+// maxStarts bounds the member starts kept per file (8 bytes each); past it
+// the index check reads each line's offset instead.
+const maxStarts = 16 << 20
 
 func (v *validator) add(p, format string, a ...any) {
 	if v.counts == nil {
@@ -258,8 +267,14 @@ func (v *validator) hashEntry(f *zip.File, want string) (int64, string) {
 		pr, pw = io.Pipe()
 		members = make(chan error, 1)
 		go func() {
-			err := checkMembers(pr)
+			starts, err := checkMembers(pr)
 			io.Copy(io.Discard, pr)
+			if err == nil && starts != nil {
+				if v.starts == nil {
+					v.starts = map[string][]int64{}
+				}
+				v.starts[f.Name] = starts
+			}
 			members <- err
 		}()
 		dst = io.MultiWriter(h, pw)
@@ -291,10 +306,13 @@ func (c *countReader) Read(p []byte) (int, error) {
 }
 
 // checkMembers inflates every gzip member of a .warc.gz to its end,
-// checking its CRC-32 and size, and returns the first failure with the
-// member's offset. NUL bytes between members (tape block padding, which
-// create copies as it is) are skipped.
-func checkMembers(r io.Reader) error {
+// checking its CRC-32 and size, and returns the members' start offsets
+// (nil past maxStarts) or the first failure with the member's offset. NUL
+// bytes between members (tape block padding, which create copies as it
+// is) are skipped.
+func checkMembers(r io.Reader) ([]int64, error) {
+	var starts []int64
+	many := false
 	cr := &countReader{r: r}
 	br := bufio.NewReaderSize(cr, 256<<10)
 	var zr gzip.Reader
@@ -305,19 +323,29 @@ func checkMembers(r io.Reader) error {
 			c, err = br.ReadByte()
 		}
 		if err == io.EOF {
-			return nil
+			if many {
+				return nil, nil
+			}
+			return starts, nil
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		br.UnreadByte()
 		start := cr.n - int64(br.Buffered())
+		if !many {
+			if many = len(starts) >= maxStarts; many {
+				starts = nil
+			} else {
+				starts = append(starts, start)
+			}
+		}
 		if err := zr.Reset(br); err != nil {
-			return fmt.Errorf("gzip member at offset %d: %v", start, err)
+			return nil, fmt.Errorf("gzip member at offset %d: %v", start, err)
 		}
 		zr.Multistream(false)
 		if _, err := io.CopyBuffer(io.Discard, &zr, buf); err != nil {
-			return fmt.Errorf("gzip member at offset %d: %v", start, err)
+			return nil, fmt.Errorf("gzip member at offset %d: %v", start, err)
 		}
 	}
 }
@@ -449,7 +477,12 @@ func (v *validator) checkCDX(name string) {
 			v.add(name, "line %d: %s offset %d + length %d is past the end of %s (%d bytes)", n, c.URL, c.Offset, c.Length, f.Name, size)
 			return nil
 		}
-		if f.Method == zip.Store && strings.HasSuffix(f.Name, ".gz") {
+		if starts, ok := v.starts[f.Name]; ok {
+			// every member was inflated while hashing: is this one's start?
+			if i, found := slices.BinarySearch(starts, c.Offset); !found || i < 0 {
+				v.add(name, "line %d: %s offset %d in %s is not the start of a gzip member", n, c.URL, c.Offset, f.Name)
+			}
+		} else if f.Method == zip.Store && strings.HasSuffix(f.Name, ".gz") {
 			rd, err := r.rangeOf(f, c.Offset, min(c.Length, 3))
 			var b [3]byte
 			if err == nil {
