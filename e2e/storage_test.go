@@ -3,6 +3,9 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/pem"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -523,4 +526,81 @@ func TestStorageHTCache(t *testing.T) {
 	if _, se, code := e.run(t, "waczpack", nil, "validate", "s3://coll/old.wacz"); code != 0 {
 		t.Errorf("validate s3://coll/old.wacz: %s", se)
 	}
+}
+
+// TestStorageOutputsAndHTTPS: every -o takes s3:// (htcache export,
+// zimdump warc, waczpack get), and https:// inputs from a loopback HTTPS
+// server whose test CA is trusted through SSL_CERT_FILE (waczpack ls,
+// zimdump list) read as the local files do.
+func TestStorageOutputsAndHTTPS(t *testing.T) {
+	e := newS3(t, "coll")
+	garden := filepath.Join(repoRoot(), "testdata/htcache/garden")
+	zimPath := filepath.Join(repoRoot(), "testdata/zim/nons/small.zim")
+	dir := t.TempDir()
+	wacz := filepath.Join(dir, "site.wacz")
+	if _, se, code := run(t, bin(t, "waczpack"), nil, "-q", "-o", wacz, sample("example.warc.gz")); code != 0 {
+		t.Fatalf("create: %s", se)
+	}
+	for _, tc := range []struct {
+		bin  string
+		args []string
+		key  string
+	}{
+		{"htcache", []string{"export", "-o", "s3://coll/out/garden.warc.gz", garden}, "out/garden.warc.gz"},
+		{"zimdump", []string{"warc", "-o", "s3://coll/out/small.warc.gz", zimPath}, "out/small.warc.gz"},
+		{"waczpack", []string{"get", "-o", "s3://coll/out/page.html", wacz, "http://example.com/"}, "out/page.html"},
+	} {
+		if _, se, code := e.run(t, tc.bin, nil, tc.args...); code != 0 {
+			t.Errorf("%s %v: exit %d: %s", tc.bin, tc.args, code, se)
+			continue
+		}
+		b := e.object(t, "coll", tc.key)
+		if len(b) == 0 {
+			t.Errorf("%s: nothing under s3://coll/%s", tc.bin, tc.key)
+			continue
+		}
+		if strings.HasSuffix(tc.key, ".warc.gz") && len(readWARC(t, b)) < 2 {
+			t.Errorf("%s: s3://coll/%s holds too few records", tc.bin, tc.key)
+		}
+	}
+
+	// https:// with a test CA
+	files := map[string]string{"/site.wacz": wacz, "/wiki.zim": zimPath}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		http.ServeFile(w, r, p)
+	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake below
+	srv.StartTLS()
+	defer srv.Close()
+	caFile := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(caFile, pemCert(srv.Certificate().Raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"SSL_CERT_FILE=" + caFile}
+	for _, tc := range []struct {
+		bin, cmd, local, remote string
+	}{
+		{"waczpack", "ls", wacz, srv.URL + "/site.wacz"},
+		{"zimdump", "list", zimPath, srv.URL + "/wiki.zim"},
+	} {
+		want, _, _ := run(t, bin(t, tc.bin), nil, tc.cmd, tc.local)
+		got, se, code := e.run(t, tc.bin, env, tc.cmd, tc.remote)
+		if code != 0 || !bytes.Equal(got, want) || len(want) == 0 {
+			t.Errorf("%s %s %s: exit %d (%s), output differs from the local file's", tc.bin, tc.cmd, tc.remote, code, se)
+		}
+	}
+	// without the CA: a one-line certificate error, exit 1
+	_, se, code := e.run(t, "waczpack", nil, "ls", srv.URL+"/site.wacz")
+	if code != 1 || strings.Count(strings.TrimSpace(se), "\n") != 0 || !strings.Contains(se, "certificate") {
+		t.Errorf("untrusted https: exit %d, stderr %q", code, se)
+	}
+}
+
+func pemCert(der []byte) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }

@@ -438,7 +438,8 @@ func cmdCat(c *cli.Context) error {
 	})
 }
 
-// writeOutput runs f on stdout, or on -o FILE written atomically.
+// writeOutput runs f on stdout, or on -o FILE (or s3://) written whole or
+// not at all.
 func writeOutput(c *cli.Context, f func(io.Writer) error) error {
 	name := c.String("output")
 	if name == "" || name == "-" {
@@ -449,7 +450,7 @@ func writeOutput(c *cli.Context, f func(io.Writer) error) error {
 		}
 		return bw.Flush()
 	}
-	af, err := cliutil.CreateAtomic(name)
+	af, err := cliutil.CreateOutput(name)
 	if err != nil {
 		return err
 	}

@@ -454,9 +454,9 @@ func get(c *cli.Context, stdout io.Writer) error {
 		return recordErr(name, cp, err)
 	}
 	w := stdout
-	var af *cliutil.AtomicFile
+	var af cliutil.Output
 	if o := c.String("o"); o != "" && o != "-" {
-		af, err = cliutil.CreateAtomic(o)
+		af, err = cliutil.CreateOutput(o)
 		if err != nil {
 			return err
 		}

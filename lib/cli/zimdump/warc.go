@@ -66,10 +66,10 @@ func warcDate(a *zim.Archive, file string) time.Time {
 func (e *env) warc() int {
 	a := e.a
 	var out io.Writer = e.out
-	var af *cliutil.AtomicFile
+	var af cliutil.Output
 	if o := e.p.opts["output"]; o != "" && o != "-" {
 		var err error
-		if af, err = cliutil.CreateAtomic(o); err != nil {
+		if af, err = cliutil.CreateOutput(o); err != nil {
 			return e.fail(err)
 		}
 		defer af.Abort()
