@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/arcport/arcport/lib/internal/compio"
 	"github.com/arcport/arcport/lib/store"
 )
 
@@ -87,7 +88,7 @@ func StorageFlags() []cli.Flag {
 			}},
 		&cli.StringFlag{Name: "part-size", Usage: "multipart upload part `SIZE` for -o s3:// (suffixes k, m, g; default 16m, at least 5m)",
 			Action: func(_ *cli.Context, v string) error {
-				n, err := ParseSize(v)
+				n, err := compio.ParseSize(v)
 				if err != nil || n < 5<<20 {
 					return Usagef("--part-size %q: want a size of at least 5m", v)
 				}
@@ -95,37 +96,6 @@ func StorageFlags() []cli.Flag {
 				return nil
 			}},
 	}
-}
-
-// ParseSize parses a byte count with an optional k, m, g or t suffix
-// (powers of 1024).
-func ParseSize(s string) (int64, error) {
-	if s == "" {
-		return 0, fmt.Errorf("empty size")
-	}
-	mult := int64(1)
-	switch s[len(s)-1] {
-	case 'k', 'K':
-		mult = 1 << 10
-	case 'm', 'M':
-		mult = 1 << 20
-	case 'g', 'G':
-		mult = 1 << 30
-	case 't', 'T':
-		mult = 1 << 40
-	}
-	num := s
-	if mult > 1 {
-		num = s[:len(s)-1]
-	}
-	var n int64
-	if _, err := fmt.Sscanf(num, "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != num {
-		return 0, fmt.Errorf("bad size %q", s)
-	}
-	if n > (1<<62)/mult {
-		return 0, fmt.Errorf("size %q too large", s)
-	}
-	return n * mult, nil
 }
 
 // ExpandInputs turns a tool's input arguments into the names to read: an
