@@ -266,6 +266,12 @@ type fastState struct {
 	block  *fastBlock
 	verify bool
 	buf    []byte
+	// trailer is the warning about the last member's record not being
+	// followed by CRLF CRLF, given once the next member is known to start
+	// a record (or the input ends): when it does not, the careful path
+	// takes over there, and it may find the CRLF CRLF at that member's
+	// start (records split across members) and not warn.
+	trailer *record.Problem
 }
 
 // piMax is how much of a member the prefix inflater decodes before the
@@ -397,19 +403,23 @@ func (in *inputRun) nextFast() (*record.Record, error) {
 	}
 	fs.next = s
 	if !ok {
+		in.flushTrailer()
 		in.eof = true
 		return nil, io.EOF
 	}
 	if b0 != 0x1f {
+		fs.trailer = nil
 		return nil, in.handover(s, nil)
 	}
 	rec, err := in.openMember(s)
 	if err == errFallback {
+		fs.trailer = nil
 		return nil, in.handover(s, nil)
 	}
 	if err != nil {
 		return nil, err
 	}
+	in.flushTrailer()
 	pr := &pendingRec{rec: rec, seq: in.seq}
 	in.seq++
 	fs.cur = pr
@@ -522,17 +532,19 @@ func (in *inputRun) endFast() error {
 			return in.handover(s, pr)
 		}
 		end = s + used
+		in.noteTrailer(s, fs.pi.out[size:])
 	case fs.verify || fs.cl-fs.block.n <= fastTailInflate:
 		if !fs.gzOn {
 			if err := fs.switchToGz(); err != nil {
 				return in.handover(s, pr)
 			}
 		}
-		e, ok := in.inflateRest()
+		e, tail, ok := in.inflateRest()
 		if !ok {
 			return in.handover(s, pr)
 		}
 		end = e
+		in.noteTrailer(s, tail)
 	default:
 		u := uint64(size)
 		sizes := []uint32{uint32(u + 4), uint32(u + 2), uint32(u)}
@@ -545,6 +557,9 @@ func (in *inputRun) endFast() error {
 		}
 		end = e
 		in.w.stats.Skipped++
+		if err := in.noteTrailerSize(s, end, u); err != nil {
+			return err
+		}
 	}
 	if err := in.place(pr.seq, s, end); err != nil {
 		return err
@@ -588,6 +603,9 @@ func (in *inputRun) deferPage() (done bool, err error) {
 	if !in.w.det.Defer(rec, member, fs.hdrLen, s) {
 		return false, nil
 	}
+	if err := in.noteTrailerSize(s, end, u); err != nil {
+		return true, err
+	}
 	in.finish(rec)
 	if err := in.place(fs.cur.seq, s, end); err != nil {
 		return true, err
@@ -616,32 +634,68 @@ func onlyLineEnds(out []byte, size int64) bool {
 // but line ends up to the member's end (checked by gzip's CRC and size).
 // It returns the member's end offset; ok is false for anything else
 // (another record in the member, a gzip error).
-func (in *inputRun) inflateRest() (int64, bool) {
+func (in *inputRun) inflateRest() (int64, []byte, bool) {
 	fs := in.fs
 	if _, err := io.Copy(io.Discard, fs.block); err != nil || fs.block.err != nil || fs.block.n != fs.cl {
-		return 0, false
+		return 0, nil, false
 	}
 	var tail [64]byte
 	total := 0
 	for {
-		n, err := fs.gz.Read(tail[:])
-		for _, c := range tail[:n] {
+		n, err := fs.gz.Read(tail[total:])
+		for _, c := range tail[total : total+n] {
 			if c != '\r' && c != '\n' {
-				return 0, false
+				return 0, nil, false
 			}
 		}
 		total += n
 		if total > 4 {
-			return 0, false
+			return 0, nil, false
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return 0, false
+			return 0, nil, false
 		}
 	}
-	return fs.sr.off - int64(fs.br.Buffered()), true
+	return fs.sr.off - int64(fs.br.Buffered()), tail[:total], true
+}
+
+// noteTrailer notes the warning lib/warc's reader gives when a record is
+// not followed by CRLF CRLF (tail is what follows it in the member; a
+// repair: the record is whole), so that the fast path does not pass over
+// silently what the careful path reports.
+func (in *inputRun) noteTrailer(s int64, tail []byte) {
+	if string(tail) == "\r\n\r\n" {
+		return
+	}
+	in.fs.trailer = &record.Problem{File: in.name, Offset: s, Msg: fmt.Sprintf("record not followed by CRLF CRLF (found %q)", tail), Repaired: true}
+}
+
+// noteTrailerSize is noteTrailer for a member whose end was found by its
+// ISIZE field without inflating it: the record of u bytes is followed by
+// ISIZE-u bytes of line ends (0, 2 or 4; which ones is not known).
+func (in *inputRun) noteTrailerSize(s, end int64, u uint64) error {
+	var t [4]byte
+	if n, err := in.fs.rs.readAt(t[:], end-4); n < 4 {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	if extra := binary.LittleEndian.Uint32(t[:]) - uint32(u); extra != 4 {
+		in.fs.trailer = &record.Problem{File: in.name, Offset: s, Msg: fmt.Sprintf("record not followed by CRLF CRLF (%d line-end bytes after it)", extra), Repaired: true}
+	}
+	return nil
+}
+
+// flushTrailer gives the noted trailer warning.
+func (in *inputRun) flushTrailer() {
+	if p := in.fs.trailer; p != nil {
+		in.fs.trailer = nil
+		in.problem(p)
+	}
 }
 
 // handover switches the rest of the input, from the member at s on, to

@@ -239,3 +239,63 @@ func exampleZstd(t *testing.T) (input, []byte) {
 	w.Close()
 	return gz, zst.Bytes()
 }
+
+// TestFastPathTrailerWarning: a record not followed by CRLF CRLF inside
+// its gzip member is warned about by the fast path as by lib/warc's reader
+// (the NoFastPath run), for small members (inflated to their end), for
+// members whose rest is inflated, and for large ones whose end is found by
+// their ISIZE (when it says the line ends are missing or short; four wrong
+// line-end bytes are only seen by inflating them: --verify). The fast path
+// passed over them silently; the WACZ is the same either way.
+func TestFastPathTrailerWarning(t *testing.T) {
+	rec := func(i, size int, tail string) []byte {
+		body := string(pseudoRandom(size))
+		return []byte(fmt.Sprintf("WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-%012d>\r\nWARC-Target-URI: http://a.test/%d\r\nWARC-Date: 2020-01-01T00:00:00Z\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n%s%s", i, i, len(body), body, tail))
+	}
+	for _, size := range []int{100, 6 << 10, 300 << 10} {
+		for _, tail := range []string{"", "\r\n", "\n\n\n\n", "\r\n\r\n"} {
+			t.Run(fmt.Sprintf("%d/%q", size, tail), func(t *testing.T) {
+				var data []byte
+				var off int
+				for i := range 3 {
+					tl := "\r\n\r\n"
+					if i == 1 {
+						off, tl = len(data), tail
+					}
+					data = append(data, gzipMember(t, rec(i, size, tl), "", nil)...)
+				}
+				var got [2][]string
+				var entriesOf [2]map[string][]byte
+				fast := Options{}
+				if tail == "\n\n\n\n" {
+					// four bytes, as ISIZE says: which ones is only seen
+					// by inflating them, as the CRC is (--verify)
+					fast.Verify = true
+				}
+				for k, opts := range []Options{fast, {NoFastPath: true}} {
+					opts.Warn = func(s string) { got[k] = append(got[k], s) }
+					path, _, err := buildWACZ(t, opts, input{"in.warc.gz", data})
+					if err != nil {
+						t.Fatal(err)
+					}
+					entriesOf[k] = entries(t, path)
+				}
+				want := 0
+				if tail != "\r\n\r\n" {
+					want = 1
+				}
+				prefix := fmt.Sprintf("warning: in.warc.gz: record at offset %d: record not followed by CRLF CRLF (", off)
+				for k, name := range []string{"fast path", "reader"} {
+					if len(got[k]) != want || want == 1 && !strings.HasPrefix(got[k][0], prefix) {
+						t.Errorf("%s: warnings %q, want %d starting %q", name, got[k], want, prefix)
+					}
+				}
+				for n, v := range entriesOf[0] {
+					if !bytes.Equal(v, entriesOf[1][n]) {
+						t.Errorf("%s differs between the fast path and the reader", n)
+					}
+				}
+			})
+		}
+	}
+}
