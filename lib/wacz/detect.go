@@ -235,7 +235,9 @@ func (d *Detector) Forget() {
 // newPage adds the page of rec (nil when its URL has a page already or its
 // date is bad); its title comes later.
 func (d *Detector) newPage(rec *record.Record) *Page {
-	u := rec.TargetURI()
+	// a copy: the record's field values are cut from its whole header,
+	// which a page kept for the rest of the run would keep alive
+	u := strings.Clone(rec.TargetURI())
 	if _, seen := d.byURL[u]; seen {
 		return nil
 	}
