@@ -604,3 +604,78 @@ func TestStorageOutputsAndHTTPS(t *testing.T) {
 func pemCert(der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
+
+// TestStorageFaultsThroughABinary: arc2warc reading an ARC from s3://
+// through faults - two 503 SlowDown answers, then the body cut twice mid-
+// stream, then versitygw killed and started again during the read - still
+// writes the bytes of the local conversion: retried, resumed by Range from
+// the next byte, never started over.
+func TestStorageFaultsThroughABinary(t *testing.T) {
+	e := newS3(t, "coll")
+	dir := t.TempDir()
+	in := filepath.Join(dir, "big.arc.gz")
+	gen := exec.Command("go", "run", "./scripts/arcgen", "-records", "1500", "-o", in)
+	gen.Dir = repoRoot()
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("arcgen: %v\n%s", err, out)
+	}
+	data, _ := os.ReadFile(in)
+	e.put(t, "coll", "arc/big.arc.gz", data)
+	local := filepath.Join(dir, "out.warc.gz") // the name the WARC records
+	if _, se, code := run(t, bin(t, "arc2warc"), nil, "-q", "--deterministic-ids", "-o", local, in); code != 0 {
+		t.Fatalf("local: %s", se)
+	}
+	want, _ := os.ReadFile(local)
+	check := func(what string) {
+		t.Helper()
+		got := e.object(t, "coll", "warc/out.warc.gz")
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: s3 output of %d bytes differs from the local %d", what, len(got), len(want))
+		}
+	}
+
+	e.proxy.Reset()
+	e.proxy.SlowDown(2)
+	if _, se, code := e.run(t, "arc2warc", nil, "-q", "--deterministic-ids", "-o", "s3://coll/warc/out.warc.gz", "s3://coll/arc/big.arc.gz"); code != 0 {
+		t.Fatalf("after SlowDown: exit %d: %s", code, se)
+	}
+	check("SlowDown")
+
+	e.proxy.Reset()
+	e.proxy.Cut(2, int64(len(data)/3))
+	if _, se, code := e.run(t, "arc2warc", nil, "-q", "--deterministic-ids", "-o", "s3://coll/warc/out.warc.gz", "s3://coll/arc/big.arc.gz"); code != 0 {
+		t.Fatalf("after cut bodies: exit %d: %s", code, se)
+	}
+	st := e.proxy.Stats()
+	t.Logf("cut twice: %d requests, %d GETs, %d body bytes for a %d-byte input", st.Requests, st.Gets, st.Bytes, len(data))
+	if st.Gets < 3 {
+		t.Errorf("%d GETs: the body was not resumed", st.Gets)
+	}
+	check("cut bodies")
+
+	// versitygw killed once the read is under way, started again 300 ms later
+	cmd := exec.Command(bin(t, "arc2warc"), "-q", "--deterministic-ids", "-o", "s3://coll/warc/out.warc.gz", "s3://coll/arc/big.arc.gz")
+	cmd.Env = e.env
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	e.proxy.Reset()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); e.proxy.Stats().Bytes == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := e.srv.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := e.srv.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("across a server restart: %v: %s", err, se.String())
+	}
+	st = e.proxy.Stats()
+	t.Logf("server restart: %d requests, %d GETs, %d body bytes", st.Requests, st.Gets, st.Bytes)
+	check("server restart")
+}
