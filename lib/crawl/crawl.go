@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arcport/arcport/lib/frontier"
 	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/links"
@@ -166,6 +167,39 @@ type Config struct {
 	// TempDir holds spooled responses larger than SpoolMemory (default 1 MiB).
 	TempDir     string
 	SpoolMemory int
+
+	// Frontier, when set, holds the crawl's state instead of the
+	// crawler's memory (see lib/frontier): the queue, the seen set,
+	// per-host politeness and a robots.txt cache. A frontier.Bolt makes the
+	// crawl resumable; a frontier.Redis shares it with crawlers in other
+	// processes. Its own Options (lease time, PerHost, Interval) then rule
+	// politeness across all of them; Connections is this crawler's total.
+	// Run adds the seeds (a no-op for seen URLs) and returns nil once
+	// the frontier says the crawl is over (or stopped).
+	Frontier frontier.Frontier
+	// Worker names this crawler in leases (default HOST-PID).
+	Worker string
+	// Lease is the frontier's lease time: leases are renewed every third
+	// of it while their URL is fetched and written (default 60 s).
+	Lease time.Duration
+	// Commit, when set, makes every capture the sink has accepted
+	// durable (flushed and synced); with a Frontier a URL is marked done
+	// only after the Commit that follows its capture. It is called from
+	// one goroutine, between sink calls or beside them: it must be safe
+	// to call while the sink writes.
+	Commit func() error
+	// Recovered, when set, reports URLs whose captures are already in the
+	// output (kept from a run killed before it could mark them done): such
+	// a URL taken from the Frontier is marked done without a fetch.
+	Recovered func(url string) bool
+	// FrontierWait is how long a Frontier that fails (a Redis server
+	// restarting, unreachable) is retried before the crawl fails (default
+	// 5 minutes); Logf, when set, hears about the retries.
+	FrontierWait time.Duration
+	Logf         func(format string, a ...any)
+	// Poll bounds the wait of an idle worker for URLs queued by other
+	// processes (default 100 ms with a Frontier).
+	Poll time.Duration
 }
 
 // DefaultMaxSize is mirrorget's default Config.MaxSize: bodies are cut

@@ -38,6 +38,10 @@ type Crawler struct {
 	err      error
 	stats    Stats
 	interval time.Duration
+	found    []*item // with a Frontier: links taken by decideLocked, to add
+
+	shared *sharedState
+	linkMu sync.Mutex // with a Frontier: one page's links at a time in found
 
 	sinkMu sync.Mutex
 }
@@ -54,6 +58,11 @@ type host struct {
 	robotsState int
 	robots      *robotstxt.Group
 	interval    time.Duration // between requests: --rate, Crawl-delay
+	// with a Frontier: the robots.txt status and body as fetched, for
+	// the frontier's cache, and a lock held while one worker fetches it
+	robotsStatus int
+	robotsBody   []byte
+	robotsMu     sync.Mutex
 
 	gateMu   sync.Mutex // exact pacing at send time
 	lastSend time.Time
@@ -176,6 +185,9 @@ func (c *Crawler) Stats() Stats {
 // reach the sink, captures already handed over are complete. Run returns
 // ctx.Err() when cancelled, the sink's error, or nil.
 func (c *Crawler) Run(ctx context.Context) error {
+	if c.cfg.Frontier != nil {
+		return c.runShared(ctx)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.mu.Lock()
@@ -693,9 +705,11 @@ func (c *Crawler) decideLocked(it *item, l *Link) {
 		l.Reason = r
 		return
 	}
-	if _, dup := c.seen[key]; dup {
-		l.Taken, l.Reason = true, "duplicate"
-		return
+	if c.cfg.Frontier == nil {
+		if _, dup := c.seen[key]; dup {
+			l.Taken, l.Reason = true, "duplicate"
+			return
+		}
 	}
 	if c.cfg.Traps.MaxQueryVariants > 0 && u.RawQuery != "" {
 		pk := u.Scheme + "://" + u.Host + u.EscapedPath()
@@ -705,8 +719,13 @@ func (c *Crawler) decideLocked(it *item, l *Link) {
 		}
 		c.variants[pk]++
 	}
-	c.seen[key] = struct{}{}
 	l.Taken = true
+	if c.cfg.Frontier != nil {
+		// the frontier's seen set decides whether it is new
+		c.found = append(c.found, n)
+		return
+	}
+	c.seen[key] = struct{}{}
 	c.pushLocked(n)
 }
 
@@ -803,7 +822,13 @@ func (c *Crawler) fetchRobots(ctx context.Context, h *host) error {
 					}
 				}
 			} else {
-				data = c.parseRobots(cp)
+				var body []byte
+				data, body = c.parseRobotsBody(cp)
+				if data != nil {
+					c.mu.Lock()
+					h.robotsStatus, h.robotsBody = ex.head.StatusCode, body
+					c.mu.Unlock()
+				}
 			}
 		}
 		if err := c.emit(cp); err != nil {
@@ -813,6 +838,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, h *host) error {
 			group = data.FindGroup(c.cfg.UserAgent)
 			return nil
 		}
+
 		if next == nil {
 			return nil // unreachable or bad: everything allowed
 		}
@@ -822,12 +848,18 @@ func (c *Crawler) fetchRobots(ctx context.Context, h *host) error {
 }
 
 func (c *Crawler) parseRobots(cp *Capture) *robotstxt.RobotsData {
+	data, _ := c.parseRobotsBody(cp)
+	return data
+}
+
+// parseRobotsBody parses a robots.txt capture and returns the body read.
+func (c *Crawler) parseRobotsBody(cp *Capture) (*robotstxt.RobotsData, []byte) {
 	st := cp.Status()
 	var body []byte
 	if st >= 200 && st < 300 {
 		r, err := cp.Body()
 		if err != nil {
-			return nil
+			return nil, nil
 		}
 		maxRobotsSize := int(c.cfg.MaxRobotsSize)
 		buf := make([]byte, 0, 4096)
@@ -846,7 +878,7 @@ func (c *Crawler) parseRobots(cp *Capture) *robotstxt.RobotsData {
 	}
 	data, err := robotstxt.FromStatusAndBytes(st, body)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return data
+	return data, body
 }

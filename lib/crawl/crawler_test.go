@@ -94,6 +94,9 @@ func testConfig(seeds ...string) Config {
 func run(t *testing.T, cfg Config) *collector {
 	t.Helper()
 	col := &collector{}
+	if withFrontier != nil {
+		cfg.Frontier = withFrontier(t, cfg)
+	}
 	c, err := New(cfg, col)
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +105,16 @@ func run(t *testing.T, cfg Config) *collector {
 	defer cancel()
 	if err := c.Run(ctx); err != nil {
 		t.Fatalf("Run: %v", err)
+	}
+	if cfg.Frontier != nil {
+		// the frontier did the crawl's book-keeping
+		st, err := cfg.Frontier.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if over, _ := cfg.Frontier.Over(ctx); !over || st.Done == 0 || st.Queued != 0 || st.Leased != 0 {
+			t.Fatalf("frontier after the crawl: over %v, %+v", over, st)
+		}
 	}
 	return col
 }

@@ -1,0 +1,556 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/temoto/robotstxt"
+
+	"github.com/arcport/arcport/lib/frontier"
+)
+
+// A crawl with a Frontier (Config.Frontier) keeps no queue of its own: its
+// workers lease URLs from the frontier, which also holds the seen set and
+// per-host politeness for every process sharing it, and mark each done
+// once its capture is durable. The order of one URL's steps is what makes
+// a crawl resumable and a killed worker harmless:
+//
+//  1. Take (lease) the URL, renewed every Lease/3 while it is worked on.
+//  2. Fetch it; a retry goes back to the frontier with Release.
+//  3. Add the links it holds (the frontier stores them before returning).
+//  4. Hand the capture to the sink (written to the output).
+//  5. Commit (the output is flushed and synced), then Done.
+//
+// A process killed between 3 and 5 leaves its URL leased: the lease
+// expires (or, for Bolt, the reopened state queues it again) and the URL
+// is fetched once more. Config.Recovered lets a resumed crawl skip URLs
+// whose captures survived in its output.
+
+// sharedState is what the workers of one process share in a frontier crawl.
+type sharedState struct {
+	f      frontier.Frontier
+	worker string
+	lease  time.Duration
+	poll   time.Duration
+
+	mu      sync.Mutex
+	wake    chan struct{} // closed when this process changed the frontier
+	pending []doneReq     // captured, waiting for a Commit
+	kick    chan struct{}
+	errOnce sync.Once
+	warned  time.Time
+	lost    int // leases that expired under this process
+}
+
+type doneReq struct {
+	l    *frontier.Lease
+	o    frontier.Outcome
+	stop func()
+}
+
+// poke wakes this process's workers waiting for a URL.
+func (s *sharedState) poke() {
+	s.mu.Lock()
+	close(s.wake)
+	s.wake = make(chan struct{})
+	s.mu.Unlock()
+}
+
+func (s *sharedState) waitCh() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wake
+}
+
+// permanent reports frontier errors that retrying cannot cure.
+func permanent(err error) bool {
+	return errors.Is(err, frontier.ErrOver) || errors.Is(err, frontier.ErrStopped) ||
+		errors.Is(err, frontier.ErrStateLost) || errors.Is(err, frontier.ErrLeaseLost) ||
+		errors.Is(err, frontier.ErrClosed) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, context.DeadlineExceeded)
+}
+
+// call runs fn until it succeeds, fails for good, ctx ends, or the frontier
+// has failed for Config.FrontierWait: a Redis server being restarted is
+// waited for.
+func (c *Crawler) call(ctx context.Context, op string, fn func() error) error {
+	var since time.Time
+	backoff := 50 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || permanent(err) || ctx.Err() != nil {
+			if err != nil && ctx.Err() != nil && !permanent(err) {
+				return ctx.Err()
+			}
+			return err
+		}
+		now := time.Now()
+		if since.IsZero() {
+			since = now
+		}
+		if now.Sub(since) > c.cfg.FrontierWait {
+			return fmt.Errorf("frontier %s: %w (gave up after %v)", op, err, c.cfg.FrontierWait)
+		}
+		s := c.shared
+		s.mu.Lock()
+		if c.cfg.Logf != nil && now.Sub(s.warned) > 5*time.Second {
+			s.warned = now
+			s.mu.Unlock()
+			c.cfg.Logf("frontier %s: %v; retrying", op, err)
+		} else {
+			s.mu.Unlock()
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		backoff = min(backoff*2, 2*time.Second)
+	}
+}
+
+// entryOf is the frontier's form of a queued item.
+func entryOf(it *item) frontier.Entry {
+	return frontier.Entry{
+		URL: it.key, Host: it.u.Scheme + "://" + it.u.Host, Depth: it.depth, Hops: it.hops,
+		Embedded: it.embedded, Via: it.via, Redirects: it.redirects, Attempt: it.attempt,
+		Seed: it.seed, FromHost: it.fromHost, FromDepth: it.fromDepth, FromHops: it.fromHops,
+		ReadyAt: it.readyAt,
+	}
+}
+
+// itemOf is the item of a leased entry.
+func itemOf(e frontier.Entry) (*item, error) {
+	u, err := url.Parse(e.URL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("frontier entry %q: not a URL", e.URL)
+	}
+	return &item{u: u, key: e.URL, depth: e.Depth, hops: e.Hops, embedded: e.Embedded, via: e.Via,
+		redirects: e.Redirects, attempt: e.Attempt, seed: e.Seed, fromHost: e.FromHost,
+		fromDepth: e.FromDepth, fromHops: e.FromHops}, nil
+}
+
+// DefaultWorker is the default Config.Worker: HOST-PID.
+func DefaultWorker() string {
+	h, _ := os.Hostname()
+	if h == "" {
+		h = "worker"
+	}
+	return h + "-" + strconv.Itoa(os.Getpid())
+}
+
+func (c *Crawler) runShared(parent context.Context) error {
+	if c.cfg.Lease <= 0 {
+		c.cfg.Lease = frontier.DefaultLease
+	}
+	if c.cfg.FrontierWait <= 0 {
+		c.cfg.FrontierWait = 5 * time.Minute
+	}
+	if c.cfg.Poll <= 0 {
+		c.cfg.Poll = 100 * time.Millisecond
+	}
+	if c.cfg.Worker == "" {
+		c.cfg.Worker = DefaultWorker()
+	}
+	s := &sharedState{f: c.cfg.Frontier, worker: c.cfg.Worker, lease: c.cfg.Lease, poll: c.cfg.Poll,
+		wake: make(chan struct{}), kick: make(chan struct{}, 1)}
+	c.shared = s
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	c.mu.Lock()
+	c.stats.Started = time.Now()
+	c.mu.Unlock()
+
+	seeds := make([]frontier.Entry, 0, len(c.seeds))
+	for _, u := range c.seeds {
+		seeds = append(seeds, frontier.Entry{URL: u.String(), Seed: true})
+	}
+	if err := c.call(ctx, "add", func() error { _, err := s.f.Add(ctx, seeds...); return err }); err != nil {
+		if parent.Err() != nil {
+			return context.Cause(parent)
+		}
+		return err
+	}
+
+	// the committer: Commit, then Done for every capture before it
+	commitDone := make(chan struct{})
+	go func() {
+		defer close(commitDone)
+		for range s.kick {
+			c.commitPending()
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for i := 0; i < c.cfg.Connections; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				l, err := c.nextLease(ctx)
+				if err != nil {
+					if errors.Is(err, frontier.ErrOver) || errors.Is(err, frontier.ErrStopped) || ctx.Err() != nil {
+						return
+					}
+					c.fail(err)
+					cancel()
+					return
+				}
+				c.mu.Lock()
+				c.active++
+				c.mu.Unlock()
+				if err := c.processLease(ctx, l); err != nil {
+					c.fail(err)
+					cancel()
+				}
+				c.mu.Lock()
+				c.active--
+				c.mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(s.kick)
+	<-commitDone
+	c.commitPending() // what the workers handed over last
+	c.f.closeIdle()
+	c.mu.Lock()
+	err := c.err
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return context.Cause(parent)
+}
+
+// nextLease waits for a URL: Take, else sleep until it is due, until this
+// process changes the frontier, or Poll (other processes queue URLs too).
+func (c *Crawler) nextLease(ctx context.Context) (*frontier.Lease, error) {
+	s := c.shared
+	for {
+		wake := s.waitCh()
+		var l *frontier.Lease
+		var wait time.Duration
+		err := c.call(ctx, "take", func() error {
+			var err error
+			l, wait, err = s.f.Take(ctx, s.worker)
+			return err
+		})
+		if err != nil || l != nil {
+			return l, err
+		}
+		if wait > s.poll || wait <= 0 {
+			wait = s.poll
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-wake:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// renew keeps l leased until the returned stop is called.
+func (c *Crawler) renew(l *frontier.Lease) func() {
+	s := c.shared
+	done := make(chan struct{})
+	var once sync.Once
+	go func() {
+		t := time.NewTicker(s.lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
+				err := s.f.Renew(ctx, l)
+				cancel()
+				if errors.Is(err, frontier.ErrLeaseLost) {
+					s.mu.Lock()
+					s.lost++
+					s.mu.Unlock()
+					return
+				}
+			}
+		}
+	}()
+	return func() { once.Do(func() { close(done) }) }
+}
+
+// release gives l back to the queue (with e's changes), in a context of its
+// own: it runs when the crawl's is cancelled too.
+func (c *Crawler) release(l *frontier.Lease, e frontier.Entry) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	l.Entry = e
+	c.call(ctx, "release", func() error { return c.shared.f.Release(ctx, l) })
+	c.shared.poke()
+}
+
+// finish queues l to be marked done after the next Commit.
+func (c *Crawler) finish(l *frontier.Lease, o frontier.Outcome, stop func()) {
+	s := c.shared
+	s.mu.Lock()
+	s.pending = append(s.pending, doneReq{l, o, stop})
+	s.mu.Unlock()
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// commitPending commits the output and marks the captured URLs done.
+func (c *Crawler) commitPending() {
+	s := c.shared
+	s.mu.Lock()
+	batch := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	if len(batch) == 0 {
+		return
+	}
+	if c.cfg.Commit != nil {
+		if err := c.cfg.Commit(); err != nil {
+			// not durable: the leases expire and the URLs are fetched again
+			for _, d := range batch {
+				d.stop()
+			}
+			c.fail(fmt.Errorf("making the output durable: %w", err))
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.FrontierWait+time.Minute)
+	defer cancel()
+	for _, d := range batch {
+		err := c.call(ctx, "done", func() error { return s.f.Done(ctx, d.l, d.o) })
+		d.stop()
+		switch {
+		case errors.Is(err, frontier.ErrLeaseLost):
+			s.mu.Lock()
+			s.lost++
+			s.mu.Unlock()
+		case err != nil:
+			c.fail(err)
+		}
+	}
+	s.poke()
+}
+
+// processLease works on one leased URL.
+func (c *Crawler) processLease(ctx context.Context, l *frontier.Lease) error {
+	s := c.shared
+	stop := c.renew(l)
+	it, err := itemOf(l.Entry)
+	if err != nil {
+		c.finish(l, frontier.Failed, stop)
+		return nil
+	}
+	if c.cfg.Recovered != nil && c.cfg.Recovered(it.key) {
+		// written by a run that could not mark it done
+		c.finish(l, frontier.Fetched, stop)
+		return nil
+	}
+	h := c.localHost(it.u.Scheme + "://" + it.u.Host)
+	if c.cfg.Robots {
+		fetched, err := c.sharedRobots(ctx, h)
+		if err != nil {
+			stop()
+			c.release(l, l.Entry)
+			return err
+		}
+		if fetched {
+			// robots.txt took this turn of the host: the URL waits for
+			// the next, so that --rate and -c hold for it too
+			stop()
+			c.release(l, l.Entry)
+			return nil
+		}
+		if h.robots != nil && !h.robots.Test(it.u.RequestURI()) {
+			c.skip(it.key, "robots.txt")
+			c.finish(l, frontier.Fetched, stop)
+			return nil
+		}
+	}
+	ex, sp := c.fetch(ctx, it, h, false)
+	if ctx.Err() != nil {
+		if sp != nil {
+			sp.Close()
+		}
+		stop()
+		c.release(l, l.Entry)
+		return nil
+	}
+	if again, delay := c.retryable(ex); again && it.attempt < c.cfg.Retries {
+		if sp != nil {
+			sp.Close()
+		}
+		e := l.Entry
+		e.Attempt++
+		if delay > 0 {
+			dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			c.call(dctx, "delay", func() error { return s.f.Delay(dctx, e.Host, time.Now().Add(delay)) })
+			cancel()
+			e.ReadyAt = time.Time{}
+		} else {
+			e.ReadyAt = time.Now().Add(c.cfg.RetryBackoff << (e.Attempt - 1))
+		}
+		stop()
+		c.release(l, e)
+		return nil
+	}
+	cp := c.capture(it, ex)
+	if ex.head != nil && (ex.err == nil || cutByLimit(ex.err)) {
+		found := c.sharedLinks(it, cp)
+		if len(found) > 0 {
+			entries := make([]frontier.Entry, len(found))
+			for i, n := range found {
+				entries[i] = entryOf(n)
+			}
+			err := c.call(ctx, "add", func() error { _, err := s.f.Add(ctx, entries...); return err })
+			if err != nil {
+				if cp.Response != nil {
+					cp.Response.Close()
+				}
+				stop()
+				if ctx.Err() != nil {
+					c.release(l, l.Entry)
+					return nil
+				}
+				return err
+			}
+			s.poke()
+		}
+	}
+	o := frontier.Fetched
+	if cp.Err != nil {
+		o = frontier.Failed
+	}
+	if err := c.emit(cp); err != nil {
+		stop()
+		if ctx.Err() != nil {
+			c.release(l, l.Entry)
+			return nil
+		}
+		return err
+	}
+	c.finish(l, o, stop)
+	return nil
+}
+
+// sharedLinks is addLinks for a frontier crawl: it returns the links taken
+// (scope, filters, depth, traps), new or not, for the frontier to sort out.
+func (c *Crawler) sharedLinks(it *item, cp *Capture) []*item {
+	c.linkMu.Lock()
+	defer c.linkMu.Unlock()
+	c.addLinks(it, cp)
+	c.mu.Lock()
+	found := c.found
+	c.found = nil
+	c.mu.Unlock()
+	return found
+}
+
+// localHost is this process's record of a host: robots.txt rules and the
+// send pacing of its own requests.
+func (c *Crawler) localHost(key string) *host {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.hosts[key]
+	if h == nil {
+		h = &host{key: key, interval: c.interval}
+		c.hosts[key] = h
+	}
+	return h
+}
+
+// robotsTTL is how long a robots.txt stays in the frontier's cache.
+const robotsTTL = 24 * time.Hour
+
+// sharedRobots makes h's robots.txt rules known: from this process, from
+// the frontier's cache, or fetched (and recorded) now, in which case it
+// reports true.
+func (c *Crawler) sharedRobots(ctx context.Context, h *host) (bool, error) {
+	h.robotsMu.Lock()
+	defer h.robotsMu.Unlock()
+	c.mu.Lock()
+	state := h.robotsState
+	c.mu.Unlock()
+	if state == robotsDone {
+		return false, nil
+	}
+	s := c.shared
+	var body []byte
+	var ok bool
+	err := c.call(ctx, "robots", func() error {
+		var err error
+		body, ok, err = s.f.Robots(ctx, h.key)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		st, rest, _ := strings.Cut(string(body), "\n")
+		code, _ := strconv.Atoi(st)
+		var group *robotstxt.Group
+		if code != 0 {
+			if data, err := robotstxt.FromStatusAndBytes(code, []byte(rest)); err == nil {
+				group = data.FindGroup(c.cfg.UserAgent)
+			}
+		}
+		c.mu.Lock()
+		h.robots = group
+		h.robotsState = robotsDone
+		if group != nil && group.CrawlDelay > h.interval {
+			h.gateMu.Lock()
+			h.interval = min(group.CrawlDelay, 30*time.Second)
+			h.gateMu.Unlock()
+		}
+		c.mu.Unlock()
+		return false, nil
+	}
+	if err := c.fetchRobots(ctx, h); err != nil {
+		return true, err
+	}
+	if ctx.Err() != nil {
+		return true, nil
+	}
+	c.mu.Lock()
+	raw := strconv.Itoa(h.robotsStatus) + "\n" + string(h.robotsBody)
+	h.robotsBody = nil
+	var delay time.Duration
+	if h.robots != nil {
+		delay = min(h.robots.CrawlDelay, 30*time.Second)
+	}
+	c.mu.Unlock()
+	err = c.call(ctx, "robots", func() error { return s.f.SetRobots(ctx, h.key, []byte(raw), robotsTTL) })
+	if err == nil && delay > 0 {
+		err = c.call(ctx, "robots", func() error { return s.f.SetInterval(ctx, h.key, delay) })
+	}
+	return true, err
+}
+
+// LostLeases is how many leases of this crawler expired before their URL
+// was done (another worker may then have fetched it too).
+func (c *Crawler) LostLeases() int {
+	if c.shared == nil {
+		return 0
+	}
+	c.shared.mu.Lock()
+	defer c.shared.mu.Unlock()
+	return c.shared.lost
+}
