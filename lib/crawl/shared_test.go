@@ -3,12 +3,11 @@ package crawl
 import (
 	"context"
 	"fmt"
-
-	"github.com/arcport/arcport/lib/frontier/redistest"
 	"testing"
 	"time"
 
 	"github.com/arcport/arcport/lib/frontier"
+	"github.com/arcport/arcport/lib/frontier/redistest"
 )
 
 // withFrontier, when set, gives run's crawls a frontier: the crawler's
