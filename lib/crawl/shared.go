@@ -35,10 +35,11 @@ import (
 
 // sharedState is what the workers of one process share in a frontier crawl.
 type sharedState struct {
-	f      frontier.Frontier
-	worker string
-	lease  time.Duration
-	poll   time.Duration
+	f        frontier.Frontier
+	volatile bool // leases are not stored (Memory, Bolt)
+	worker   string
+	lease    time.Duration
+	poll     time.Duration
 
 	mu      sync.Mutex
 	wake    chan struct{} // closed when this process changed the frontier
@@ -161,7 +162,9 @@ func (c *Crawler) runShared(parent context.Context) error {
 	if c.cfg.Worker == "" {
 		c.cfg.Worker = DefaultWorker()
 	}
-	s := &sharedState{f: c.cfg.Frontier, worker: c.cfg.Worker, lease: c.cfg.Lease, poll: c.cfg.Poll,
+	_, mem := c.cfg.Frontier.(*frontier.Memory)
+	_, bolt := c.cfg.Frontier.(*frontier.Bolt)
+	s := &sharedState{volatile: mem || bolt, f: c.cfg.Frontier, worker: c.cfg.Worker, lease: c.cfg.Lease, poll: c.cfg.Poll,
 		wake: make(chan struct{}), kick: make(chan struct{}, 1)}
 	c.shared = s
 	ctx, cancel := context.WithCancel(parent)
@@ -293,7 +296,13 @@ func (c *Crawler) renew(l *frontier.Lease) func() {
 
 // release gives l back to the queue (with e's changes), in a context of its
 // own: it runs when the crawl's is cancelled too.
-func (c *Crawler) release(l *frontier.Lease, e frontier.Entry) {
+func (c *Crawler) release(l *frontier.Lease, e frontier.Entry, interrupted bool) {
+	if c.shared.volatile && interrupted {
+		// leases of an embedded frontier live in memory only: one left
+		// as it was comes back with the next open, and a fsync now
+		// would wait for whatever the file system has to write
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	l.Entry = e
@@ -369,14 +378,14 @@ func (c *Crawler) processLease(ctx context.Context, l *frontier.Lease) error {
 		fetched, err := c.sharedRobots(ctx, h)
 		if err != nil {
 			stop()
-			c.release(l, l.Entry)
+			c.release(l, l.Entry, ctx.Err() != nil)
 			return err
 		}
 		if fetched {
 			// robots.txt took this turn of the host: the URL waits for
 			// the next, so that --rate and -c hold for it too
 			stop()
-			c.release(l, l.Entry)
+			c.release(l, l.Entry, ctx.Err() != nil)
 			return nil
 		}
 		if h.robots != nil && !h.robots.Test(it.u.RequestURI()) {
@@ -391,7 +400,7 @@ func (c *Crawler) processLease(ctx context.Context, l *frontier.Lease) error {
 			sp.Close()
 		}
 		stop()
-		c.release(l, l.Entry)
+		c.release(l, l.Entry, true)
 		return nil
 	}
 	if again, delay := c.retryable(ex); again && it.attempt < c.cfg.Retries {
@@ -409,7 +418,7 @@ func (c *Crawler) processLease(ctx context.Context, l *frontier.Lease) error {
 			e.ReadyAt = time.Now().Add(c.cfg.RetryBackoff << (e.Attempt - 1))
 		}
 		stop()
-		c.release(l, e)
+		c.release(l, e, false)
 		return nil
 	}
 	cp := c.capture(it, ex)
@@ -427,7 +436,7 @@ func (c *Crawler) processLease(ctx context.Context, l *frontier.Lease) error {
 				}
 				stop()
 				if ctx.Err() != nil {
-					c.release(l, l.Entry)
+					c.release(l, l.Entry, true)
 					return nil
 				}
 				return err
@@ -442,7 +451,7 @@ func (c *Crawler) processLease(ctx context.Context, l *frontier.Lease) error {
 	if err := c.emit(cp); err != nil {
 		stop()
 		if ctx.Err() != nil {
-			c.release(l, l.Entry)
+			c.release(l, l.Entry, true)
 			return nil
 		}
 		return err

@@ -24,6 +24,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/arcport/arcport/lib/crawl"
+	"github.com/arcport/arcport/lib/frontier"
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/internal/tailfile"
 	"github.com/arcport/arcport/lib/record"
@@ -83,7 +84,9 @@ var valueFlags = map[string]bool{"O": true, "o": true, "format": true, "c": true
 	"cookies": true, "proxy": true, "timeout": true, "retries": true, "max-size": true, "follow-redirects": true,
 	"max-parse": true, "min-rate": true, "max-request-time": true, "part-size": true,
 	"http-user": true, "http-password": true, "netrc": true, "max-robots-size": true, "max-url-length": true,
-	"max-segment-repeat": true, "max-path-segments": true, "max-redirects": true}
+	"max-segment-repeat": true, "max-path-segments": true, "max-redirects": true,
+	"state": true, "frontier": true, "crawl-id": true, "lease": true, "worker": true, "warc-dir": true,
+	"warc-prefix": true, "warc-max-size": true, "max-connections": true}
 
 // App returns the urfave/cli application.
 func App() *cli.App {
@@ -132,6 +135,18 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.IntFlag{Name: "max-redirects", Value: 10, Usage: "follow at most `N` redirects in a row (HTTP 3xx and meta refresh) from a URL, reported with -v (0: follow none)"},
 			&cli.StringFlag{Name: "max-parse", Value: "64m", Usage: "read at most `BYTES` of a decoded page for links and keep a content-coded body decoded in the mirror only up to there (never more than --max-size)"},
 			&cli.StringFlag{Name: "follow-redirects", Value: "in-scope", Usage: "in-scope, all or none"},
+			&cli.StringFlag{Name: "state", Usage: "keep the crawl's state (queue, seen URLs, hosts) in `DIR` as it runs, so that --continue carries on after a stop or a crash (with -O: DIR/hts-cache)"},
+			&cli.BoolFlag{Name: "continue", Usage: "carry on the crawl kept by --state or -O (HTTrack's --continue): no URL already written is fetched again"},
+			&cli.StringFlag{Name: "frontier", Usage: "share the crawl with other workers through the Redis server at `URL` (redis://[:PASSWORD@]HOST:PORT/DB)"},
+			&cli.StringFlag{Name: "crawl-id", Usage: "with --frontier: the crawl's `NAME` (its keys in Redis are under {NAME}:)"},
+			&cli.DurationFlag{Name: "lease", Value: frontier.DefaultLease, Usage: "with --frontier or --state: a taken URL returns to the queue if its worker is silent for `DURATION`"},
+			&cli.StringFlag{Name: "worker", Usage: "this worker's `NAME` in leases and file names (default HOST-PID)"},
+			&cli.StringFlag{Name: "warc-dir", Usage: "write the captures to files in `DIR`, PREFIX-TIMESTAMP-SERIAL-WORKER.warc.gz each with a .cdxj beside it, rotated at --warc-max-size"},
+			&cli.StringFlag{Name: "warc-prefix", Value: "mirrorget", Usage: "file name `PREFIX` for --warc-dir (default: the crawl id, else mirrorget)"},
+			&cli.StringFlag{Name: "warc-max-size", Value: "1g", Usage: "start a new --warc-dir file past `BYTES` (suffixes k, m, g)"},
+			&cli.IntFlag{Name: "max-connections", Usage: "this worker's connections in total (`N`; default -c): -c then bounds each host"},
+			&cli.BoolFlag{Name: "status", Usage: "print the counters of the crawl named by --frontier/--crawl-id, --state or -O, and exit"},
+			&cli.BoolFlag{Name: "stop", Usage: "ask every worker of that crawl to finish what it fetches and exit, and exit"},
 			&cli.BoolFlag{Name: "q", Usage: "quiet: no progress, no warnings"},
 			&cli.BoolFlag{Name: "v", Usage: "verbose: one line per capture on stderr"},
 		},
@@ -169,6 +184,19 @@ type Options struct {
 	Quiet    bool
 	Verbose  bool
 	Progress bool
+
+	State       string        // --state DIR
+	Continue    bool          // --continue
+	Frontier    string        // --frontier redis://...
+	CrawlID     string        // --crawl-id
+	Lease       time.Duration // --lease
+	Worker      string        // --worker
+	WarcDir     string        // --warc-dir
+	WarcPrefix  string        // --warc-prefix
+	WarcMaxSize int64         // --warc-max-size
+	PerHost     int           // -c
+	Status      bool          // --status
+	Stop        bool          // --stop
 }
 
 func options(c *cli.Context) (*Options, error) {
@@ -177,9 +205,41 @@ func options(c *cli.Context) (*Options, error) {
 	if o.Format != "arc" && o.Format != "warc" {
 		return nil, cliutil.Usagef("bad --format %q (want arc or warc)", o.Format)
 	}
+	o.State, o.Continue, o.Frontier, o.CrawlID = c.String("state"), c.Bool("continue"), c.String("frontier"), c.String("crawl-id")
+	o.Lease, o.Worker, o.WarcDir, o.Status, o.Stop = c.Duration("lease"), c.String("worker"), c.String("warc-dir"), c.Bool("status"), c.Bool("stop")
+	o.WarcPrefix = c.String("warc-prefix")
+	if !c.IsSet("warc-prefix") && o.CrawlID != "" {
+		o.WarcPrefix = o.CrawlID
+	}
+	if strings.ContainsAny(o.WarcPrefix+o.Worker, "/\\") || o.WarcPrefix == "" {
+		return nil, cliutil.Usagef("--warc-prefix and --worker must be plain names")
+	}
+	var err error
+	if o.WarcMaxSize, err = ParseSize(c.String("warc-max-size")); err != nil || o.WarcMaxSize == 0 {
+		return nil, cliutil.Usagef("--warc-max-size: bad size %q", c.String("warc-max-size"))
+	}
+	if o.Lease < time.Second {
+		return nil, cliutil.Usagef("--lease must be at least 1s")
+	}
+	switch {
+	case o.Frontier != "" && !strings.HasPrefix(o.Frontier, "redis://") && !strings.HasPrefix(o.Frontier, "rediss://"):
+		return nil, cliutil.Usagef("--frontier: want redis://HOST:PORT/DB")
+	case o.Frontier != "" && o.CrawlID == "":
+		return nil, cliutil.Usagef("--frontier needs --crawl-id NAME")
+	case o.Frontier != "" && o.State != "":
+		return nil, cliutil.Usagef("--frontier and --state: the crawl's state is in one or the other")
+	case o.Continue && o.State == "" && o.Mirror == "" && o.Frontier == "":
+		return nil, cliutil.Usagef("--continue needs the state of the crawl: --state DIR or -O DIR")
+	case (o.Status || o.Stop) && o.State == "" && o.Mirror == "" && o.Frontier == "":
+		return nil, cliutil.Usagef("--status and --stop need --frontier and --crawl-id, --state DIR or -O DIR")
+	case o.WarcDir != "" && o.Output != "":
+		return nil, cliutil.Usagef("-o and --warc-dir: one output or the other")
+	case o.Frontier != "" && o.Mirror != "":
+		return nil, cliutil.Usagef("-O and --frontier: a mirror is one machine's; workers write --warc-dir")
+	}
 	cfg := crawl.DefaultConfig()
 	cfg.Seeds = c.Args().Slice()
-	if len(cfg.Seeds) == 0 {
+	if len(cfg.Seeds) == 0 && !o.Status && !o.Stop {
 		return nil, cliutil.Usagef("no start URL")
 	}
 	// credentials come off the start URLs before anything else sees them
@@ -194,7 +254,6 @@ func options(c *cli.Context) (*Options, error) {
 			seedCreds[i] = &cred
 		}
 	}
-	var err error
 	if cfg.Auth, err = credentials(c, cfg.Seeds, seedCreds); err != nil {
 		return nil, err
 	}
@@ -218,6 +277,14 @@ func options(c *cli.Context) (*Options, error) {
 	cfg.Connections = c.Int("c")
 	if cfg.Connections < 1 {
 		return nil, cliutil.Usagef("-c must be at least 1")
+	}
+	o.PerHost = cfg.Connections
+	if c.IsSet("max-connections") {
+		n := c.Int("max-connections")
+		if n < 1 {
+			return nil, cliutil.Usagef("--max-connections must be at least 1")
+		}
+		cfg.Connections, cfg.PerHost = n, min(n, o.PerHost)
 	}
 	cfg.Rate = c.Float64("rate")
 	if cfg.Rate < 0 {
@@ -449,6 +516,58 @@ func exitStatus(ctx context.Context) int {
 // are rewritten; Run then returns an ExitError with status 130, or 143 when
 // the cancellation's cause is SIGTERM (see notifySignals).
 func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
+	logf := func(format string, a ...any) {
+		if !o.Quiet {
+			fmt.Fprintf(stderr, "mirrorget: "+format+"\n", a...)
+		}
+	}
+	if o.Status || o.Stop {
+		return statusOrStop(ctx, o, stdout)
+	}
+	// The crawl's state: in Redis, in --state DIR or DIR/hts-cache, or
+	// (a plain stream) in memory.
+	var fr frontier.Frontier
+	var freshState bool
+	if o.Frontier != "" || (o.stateDir() != "" && checkStateDir(o) == nil) {
+		// (a mirror whose hts-cache is refused keeps no cache and no
+		// state; openMirror reports it)
+		f, fresh, err := openFrontier(ctx, o)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if fr != nil {
+				fr.Close()
+			}
+		}()
+		fr, freshState = f, fresh
+		if o.Continue && fresh {
+			logf("--continue: no crawl kept in %s: starting one", o.stateDir())
+		}
+		o.Crawl.Frontier, o.Crawl.Worker, o.Crawl.Lease, o.Crawl.Logf = f, o.Worker, o.Lease, logf
+		if o.Crawl.Worker == "" {
+			o.Crawl.Worker = crawl.DefaultWorker()
+		}
+	}
+	resumable := fr != nil && o.Frontier == ""
+	rec := recovered{}
+	var rot *rotator
+	if o.WarcDir != "" {
+		if cliutil.IsRemote(o.WarcDir) {
+			return cliutil.Usagef("--warc-dir %s: only a local folder for now", o.WarcDir)
+		}
+		if err := os.MkdirAll(o.WarcDir, 0o755); err != nil {
+			return err
+		}
+		rot = &rotator{ctx: ctx, dir: o.WarcDir, prefix: o.WarcPrefix, worker: o.Crawl.Worker, format: o.Format,
+			max: o.WarcMaxSize, cfg: &o.Crawl, logf: logf}
+		if rot.worker == "" {
+			rot.worker = crawl.DefaultWorker()
+		}
+		if err := rot.recoverOpen(); err != nil {
+			return err
+		}
+	}
 	var out io.Writer = stdout
 	var file *os.File
 	var tmpName string
@@ -467,6 +586,34 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		partialOutput.Store(&abort)
 		defer partialOutput.Store(nil)
 		defer w.Abort() // no-op after Commit
+	case rot != nil:
+		out = nil
+	case o.Output != "" && o.Output != "-" && fr != nil:
+		// a resumable crawl writes -o to .NAME.part, which a --continue
+		// after a kill cuts back to its last whole capture and keeps
+		part := partName(o.Output)
+		if _, err := os.Lstat(part); err == nil {
+			if !o.Continue {
+				return fmt.Errorf("%s: left by a crawl that did not finish: add --continue (or remove it)", part)
+			}
+			cut, err := recoverFile(part, o.Format, rec)
+			if err != nil {
+				return fmt.Errorf("%s: %w", part, err)
+			}
+			kept := numbered(o.Output)
+			if err := os.Rename(part, kept); err != nil {
+				return err
+			}
+			logf("%s: the stopped run's output, kept up to its last whole capture (%d bytes cut)", kept, cut)
+		}
+		f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		file, tmpName, out, stOut = f, part, f, f
+		if err := syncDir(filepath.Dir(part)); err != nil {
+			return err
+		}
 	case o.Output != "" && o.Output != "-":
 		dir := filepath.Dir(o.Output)
 		f, err := os.CreateTemp(dir, "."+filepath.Base(o.Output)+".tmp-*")
@@ -482,11 +629,6 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	case isTerminal(stdout):
 		return cliutil.Usagef("refusing to write %s to a terminal: use -o FILE, a pipe, or -O DIR", strings.ToUpper(o.Format))
 	}
-	logf := func(format string, a ...any) {
-		if !o.Quiet {
-			fmt.Fprintf(stderr, "mirrorget: "+format+"\n", a...)
-		}
-	}
 	var st *stream
 	if out != nil {
 		name := "mirrorget." + o.Format
@@ -498,7 +640,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	var mir *localMirror
 	if o.Mirror != "" {
 		var err error
-		mir, err = openMirror(o.Mirror, &o.Crawl, logf)
+		mir, err = openMirror(o.Mirror, &o.Crawl, logf, o.Continue && !freshState)
 		if err != nil {
 			return err
 		}
@@ -533,6 +675,11 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 				}
 			}
 		}
+		if rot != nil {
+			if err := rot.write(cp); err != nil {
+				return err
+			}
+		}
 		if st != nil {
 			if err := st.write(cp); err != nil {
 				if mir != nil {
@@ -548,6 +695,22 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		}
 		return nil
 	})
+	if fr != nil {
+		if len(rec) > 0 {
+			o.Crawl.Recovered = rec.has
+		}
+		o.Crawl.Commit = func() error {
+			switch {
+			case rot != nil:
+				return rot.commit()
+			case mir != nil && mir.cacheF != nil:
+				return syncFS(mir.cacheF) // the mirror and a stream beside it
+			case file != nil:
+				return file.Sync()
+			}
+			return nil
+		}
+	}
 	cr, err := crawl.New(o.Crawl, sink)
 	if err != nil {
 		return cliutil.Usagef("%v", err)
@@ -577,14 +740,32 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	if st != nil {
 		keep(st.close())
 	}
+	if rot != nil {
+		keep(rot.close())
+	}
 	if file != nil {
 		keep(file.Sync())
 		keep(file.Chmod(0o644))
 		keep(file.Close())
-		if err := os.Rename(tmpName, o.Output); err != nil {
+		final := o.Output
+		if fr != nil {
+			final = numbered(o.Output)
+		}
+		if err := os.Rename(tmpName, final); err != nil {
 			os.Remove(tmpName)
 			keep(err)
 		}
+	}
+	if resumable && o.Mirror != "" && o.State == "" && firstErr == nil && !interrupted {
+		// the mirror is whole: the next run over it is an update
+		if over, err := fr.Over(context.Background()); err == nil && over {
+			fr.Close()
+			fr = nil
+			keep(os.Remove(filepath.Join(o.stateDir(), frontier.BoltFile)))
+		}
+	}
+	if lost := cr.LostLeases(); lost > 0 && !o.Quiet {
+		logf("%d URL(s) kept longer than --lease %v: another worker may have fetched them too", lost, o.Lease)
 	}
 	if upload != nil {
 		// as for a file: a crawl cut by a signal is kept (whole records)

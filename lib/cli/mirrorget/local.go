@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/arcport/arcport/lib/crawl"
 	"github.com/arcport/arcport/lib/htcache"
@@ -63,6 +64,26 @@ type localMirror struct {
 	seeds   []string
 
 	parseLimit int64 // crawl.Config.ParseLimit: pages are read up to there
+	resumed    bool  // --continue: pages of the earlier run are rewritten too
+}
+
+// newestCacheTmp is the newest temporary cache a killed run left in
+// hts-cache, "" if none.
+func newestCacheTmp(dir string) string {
+	ents, err := os.ReadDir(filepath.Join(dir, "hts-cache"))
+	if err != nil {
+		return ""
+	}
+	best, bestT := "", time.Time{}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), ".new.zip.tmp-") || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.Size() > 0 && fi.ModTime().After(bestT) {
+			best, bestT = "hts-cache/"+e.Name(), fi.ModTime()
+		}
+	}
+	return best
 }
 
 type page struct{ url, path, mime string }
@@ -127,7 +148,7 @@ func (m *localMirror) body(cp *crawl.Capture) (*prepared, error) {
 	return p, err
 }
 
-func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any)) (*localMirror, error) {
+func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any), resume bool) (*localMirror, error) {
 	m := &localMirror{ctx: context.Background(), dir: dir, namer: mirror.NewNamer(nil), logf: logf,
 		oldEnts: map[string]*htcache.Entry{}, saved: map[string]bool{}, visited: map[string]bool{}, dirs: map[string]bool{},
 		parseLimit: cfg.ParseLimit()}
@@ -171,6 +192,22 @@ func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any)) (*loca
 	}
 	if err != nil {
 		return nil, err
+	}
+	if resume {
+		m.resumed = true
+		if errNew != nil {
+			// a run killed before its end left its cache as a
+			// temporary file whose complete entries are readable
+			// (local headers are patched as each entry ends): it is the
+			// new.zip of that run
+			if tmp := newestCacheTmp(dir); tmp != "" {
+				if err := root.Rename(tmp, relNewZip); err != nil {
+					return nil, err
+				}
+				logf("%s: recovered the cache of the stopped run", filepath.Join(dir, relNewZip))
+				_, errNew = root.Stat(relNewZip)
+			}
+		}
 	}
 	switch {
 	case errNew == nil && errOld == nil:
@@ -617,6 +654,37 @@ func (m *localMirror) finish() error {
 		}
 	}
 	rw := &mirror.Rewriter{Files: savedFiles{m}}
+	if m.resumed && m.old != nil {
+		// pages saved by the run this one continues were rewritten
+		// when links to pages fetched only now led to the live site:
+		// they get their original body back and are rewritten again
+		keys := make([]string, 0, len(m.oldEnts))
+		for k, e := range m.oldEnts {
+			if !m.visited[k] && e.Meta.Save != "" && e.Meta.InCache && e.Meta.StatusCode == 200 && isPage(e.Meta.ContentType, k) {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			e := m.oldEnts[k]
+			body, _, err := m.old.Body(e)
+			if err != nil {
+				keep(err)
+				continue
+			}
+			err = m.writeFile(e.Meta.Save, body)
+			body.Close()
+			switch {
+			case safefs.Refused(err):
+				m.refuse(k, err)
+			case err != nil:
+				keep(err)
+			default:
+				m.saved[e.Meta.Save] = true
+				m.pages = append(m.pages, page{k, e.Meta.Save, e.Meta.ContentType})
+			}
+		}
+	}
 	done := map[string]bool{}
 	work := make(chan page)
 	var wg sync.WaitGroup

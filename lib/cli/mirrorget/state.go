@@ -1,0 +1,367 @@
+package mirrorget
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/arcport/arcport/lib/arc"
+	"github.com/arcport/arcport/lib/cdx"
+	"github.com/arcport/arcport/lib/crawl"
+	"github.com/arcport/arcport/lib/frontier"
+	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/warc"
+)
+
+// stateDir is where the embedded frontier of o is kept: --state DIR, or
+// DIR/hts-cache with -O DIR; "" for a crawl kept in memory or in Redis.
+func (o *Options) stateDir() string {
+	switch {
+	case o.Frontier != "":
+		return ""
+	case o.State != "":
+		return o.State
+	case o.Mirror != "":
+		return filepath.Join(o.Mirror, "hts-cache")
+	}
+	return ""
+}
+
+// frontierOptions are the crawl's politeness settings for a frontier: -c
+// per host and --rate hold across all workers.
+func (o *Options) frontierOptions() frontier.Options {
+	fo := frontier.Options{Lease: o.Lease, PerHost: o.PerHost}
+	if o.Crawl.Rate > 0 {
+		// as lib/crawl paces one process: 1% over 1/rate
+		fo.Interval = time.Duration(float64(time.Second) / o.Crawl.Rate * 1.01)
+	}
+	return fo
+}
+
+// openFrontier opens the crawl state of o: a Redis crawl, or the embedded
+// one in stateDir. fresh reports a state that holds no crawl yet.
+func openFrontier(ctx context.Context, o *Options) (f frontier.Frontier, fresh bool, err error) {
+	if o.Frontier != "" {
+		r, err := frontier.DialRedis(ctx, o.Frontier, frontier.RedisOptions{Options: o.frontierOptions(), CrawlID: o.CrawlID})
+		if err != nil {
+			return nil, false, err
+		}
+		return r, false, nil
+	}
+	dir := o.stateDir()
+	db := filepath.Join(dir, frontier.BoltFile)
+	_, statErr := os.Stat(db)
+	exists := statErr == nil
+	if exists && !o.Continue && !o.Status && !o.Stop {
+		b, err := frontier.OpenBolt(dir, o.frontierOptions())
+		if err != nil {
+			return nil, false, err
+		}
+		st, _ := b.Stats(ctx)
+		b.Close()
+		return nil, false, cliutil.Usagef("%s holds a crawl that did not finish (%d done, %d queued): add --continue to carry it on, or remove %s to start over",
+			dir, st.Done, st.Queued+st.Leased, db)
+	}
+	if !exists && (o.Status || o.Stop) {
+		return nil, false, fmt.Errorf("%s: no crawl state there", dir)
+	}
+	b, err := frontier.OpenBolt(dir, o.frontierOptions())
+	if err != nil {
+		return nil, false, err
+	}
+	return b, !exists, nil
+}
+
+// printStatus prints the counters of a crawl for --status.
+func printStatus(ctx context.Context, f frontier.Frontier, w io.Writer) error {
+	a, err := f.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	time.Sleep(time.Second)
+	b, err := f.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	rate := float64(b.Done-a.Done) / time.Since(t0).Seconds()
+	state := "running"
+	switch {
+	case b.Stopped:
+		state = "stopping"
+	case b.Queued == 0 && b.Leased == 0:
+		state = "over"
+	}
+	fmt.Fprintf(w, "crawl: %s\nqueued: %d\nleased: %d\ndone: %d\nfailed: %d\nseen: %d\nexpired leases: %d\npages/s: %.1f\n",
+		state, b.Queued, b.Leased, b.Done, b.Failed, b.Seen, b.Expired, rate)
+	hosts := make([]string, 0, len(b.Hosts))
+	for h := range b.Hosts {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	for _, h := range hosts {
+		s := b.Hosts[h]
+		fmt.Fprintf(w, "host %s: queued %d, leased %d, done %d, failed %d\n", h, s.Queued, s.Leased, s.Done, s.Failed)
+	}
+	return nil
+}
+
+// rotator writes a worker's captures to its own WARC (or ARC) files in a
+// folder, PREFIX-TIMESTAMP-SERIAL-WORKER.warc.gz as the WARC naming
+// conventions suggest, each written as NAME.open (Heritrix's convention),
+// locked while written, renamed to NAME once complete (at --warc-max-size
+// or the end), with NAME.cdxj beside it. A NAME.open left by a killed
+// worker is cut back to its last complete capture and renamed by the next
+// worker that starts in the folder.
+type rotator struct {
+	ctx    context.Context
+	dir    string
+	prefix string
+	worker string
+	format string
+	max    int64
+	cfg    *crawl.Config
+	logf   func(string, ...any)
+
+	mu     sync.Mutex
+	serial int
+	f      *os.File
+	name   string // final path of f
+	st     *stream
+	files  []string // completed
+}
+
+func (r *rotator) ext() string {
+	if r.format == "arc" {
+		return ".arc.gz"
+	}
+	return ".warc.gz"
+}
+
+// recoverOpen finishes the NAME.open files of dead workers in dir.
+func (r *rotator) recoverOpen() error {
+	ents, err := os.ReadDir(r.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasSuffix(n, r.ext()+".open") || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(r.dir, n)
+		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			continue // a live worker's
+		}
+		cut, err := recoverFile(p, r.format, recovered{})
+		if err == nil {
+			final := strings.TrimSuffix(p, ".open")
+			if err = os.Rename(p, final); err == nil {
+				err = writeCDXJ(final, r.format)
+				r.logf("%s: recovered from a worker that stopped (%d bytes of an incomplete record cut)", final, cut)
+			}
+		}
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return syncDir(r.dir)
+}
+
+func (r *rotator) open() error {
+	r.serial++
+	ts := time.Now().UTC().Format("20060102150405")
+	for {
+		r.name = filepath.Join(r.dir, fmt.Sprintf("%s-%s-%05d-%s%s", r.prefix, ts, r.serial, r.worker, r.ext()))
+		f, err := os.OpenFile(r.name+".open", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			r.serial++
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			return err
+		}
+		r.f = f
+		r.st = newStream(r.ctx, f, f, r.format, filepath.Base(r.name), r.cfg)
+		return nil
+	}
+}
+
+// write is the sink's: one capture to the current file.
+func (r *rotator) write(cp *crawl.Capture) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.f == nil {
+		if err := r.open(); err != nil {
+			return err
+		}
+	}
+	if err := r.st.write(cp); err != nil {
+		return err
+	}
+	if r.st.mark >= r.max {
+		return r.closeFile()
+	}
+	return nil
+}
+
+// closeFile ends the current file: closed, synced, renamed, indexed.
+func (r *rotator) closeFile() error {
+	if r.f == nil {
+		return nil
+	}
+	f, name := r.f, r.name
+	r.f = nil
+	err := r.st.close()
+	if err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		err = os.Rename(name+".open", name)
+	}
+	f.Close()
+	if err == nil {
+		err = writeCDXJ(name, r.format)
+	}
+	if err == nil {
+		err = syncDir(r.dir)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	r.files = append(r.files, name)
+	return nil
+}
+
+// commit makes the captures written so far durable.
+func (r *rotator) commit() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.f == nil {
+		return nil
+	}
+	return r.f.Sync()
+}
+
+func (r *rotator) close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closeFile()
+}
+
+// writeCDXJ writes NAME.cdxj beside the archive NAME, sorted, through a
+// temporary file.
+func writeCDXJ(name, format string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var rd record.Reader
+	if format == "arc" {
+		rd, err = arc.NewReader(f, arc.WithName(name))
+	} else {
+		rd, err = warc.NewReader(f, warc.WithFilename(name))
+	}
+	if err != nil {
+		return err
+	}
+	ix := cdx.NewIndexer(rd, filepath.Base(name), cdx.WithSource(f))
+	var lines []string
+	for {
+		e, err := ix.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		lines = append(lines, string(e.AppendCDXJ(nil)))
+	}
+	sort.Strings(lines)
+	out := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), filepath.Ext(strings.TrimSuffix(name, ".gz"))) + ".cdxj"
+	tmp := out + ".tmp"
+	w, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	for _, l := range lines {
+		bw.WriteString(l)
+		if !strings.HasSuffix(l, "\n") {
+			bw.WriteByte('\n')
+		}
+	}
+	err = bw.Flush()
+	if err == nil {
+		err = w.Sync()
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, out)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// checkStateDir refuses a state folder reached through a symbolic link in
+// a mirror (DIR/hts-cache or its database), as the mirror refuses them.
+func checkStateDir(o *Options) error {
+	if o.Mirror == "" || o.State != "" || o.Frontier != "" {
+		return nil
+	}
+	for _, p := range []string{o.Mirror, filepath.Join(o.Mirror, "hts-cache"), filepath.Join(o.Mirror, "hts-cache", frontier.BoltFile)} {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s: refusing a symbolic link for the crawl state", p)
+		}
+	}
+	return nil
+}
+
+// statusOrStop runs --status or --stop.
+func statusOrStop(ctx context.Context, o *Options, stdout io.Writer) error {
+	f, _, err := openFrontier(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if o.Stop {
+		if err := f.Stop(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "stop requested: workers finish their fetches and exit")
+		return nil
+	}
+	return printStatus(ctx, f, stdout)
+}
