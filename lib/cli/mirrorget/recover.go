@@ -137,4 +137,3 @@ func syncDir(dir string) error {
 	defer d.Close()
 	return d.Sync()
 }
-
