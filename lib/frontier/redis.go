@@ -328,3 +328,11 @@ func (r *Redis) Close() error {
 
 // Prefix returns the key prefix of the crawl ("{crawl}:").
 func (r *Redis) Prefix() string { return r.p }
+
+// quietLogger keeps go-redis's own log lines (dial retries) off stderr:
+// errors reach the user through the frontier's, one line each.
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
+
+func init() { redis.SetLogger(quietLogger{}) }

@@ -1,7 +1,6 @@
 package frontier
 
 import (
-	"context"
 	"fmt"
 	"log"
 	"os"
@@ -17,13 +16,7 @@ import (
 	"github.com/arcport/arcport/lib/frontier/redistest"
 )
 
-type quietLogger struct{}
-
-func (quietLogger) Printf(context.Context, string, ...any) {}
-
 func TestMain(m *testing.M) {
-	// go-redis logs every failed dial; TestRedisRestart makes many
-	redis.SetLogger(quietLogger{})
 	log.SetOutput(os.Stderr)
 	os.Exit(m.Run())
 }
