@@ -16,6 +16,10 @@
 #   mirrorget  mirrorget vs wget -r -p (one connection)    <= 0.5 and finds
 #              mirrorget vs httrack        every URL both peers find (informative)
 #   htcache    htcache export vs `unzip -p new.zip | gzip -6`         (informative)
+#   workers    mirrorget sharing one crawl through Redis (redis-server on
+#              loopback): 3 workers vs 1, each worker --max-connections 2,
+#              a 500-page site over 6 loopback hosts at 20 ms a request  <= 0.4
+#              (3 workers at least 2.5x as fast as one)
 #   storage    the same work with inputs and outputs in S3 (a real versitygw
 #              on loopback) vs local files:
 #              arc2warc s3:// -> s3:// vs local -> local                  <= 1.3
@@ -64,7 +68,7 @@ IN=$BENCH_DIR/in   # cached inputs
 R=$BENCH_DIR/run   # outputs of this run
 WARCIO=scripts/npm/node_modules/.bin/warcio
 OPENZIM=/usr/bin/zimdump
-SECTIONS=(arc2warc waczpack zimdump mirrorget htcache storage)
+SECTIONS=(arc2warc waczpack zimdump mirrorget htcache storage workers)
 
 mkdir -p "$IN" "$R"
 ROWS=$R/rows.tsv CMDS=$R/commands.txt NOTES=$R/notes.txt
@@ -496,6 +500,48 @@ bench_storage() {
   add_row "waczpack get s3 vs local" "WACZ $(mib "$(stat -c %s "$s3/site.wacz")") MiB, one capture" \
     s3-get "$ours" local-get "$peer" - yes \
     "remote get of one capture: $stats (issue 14 budget: 8 requests, 1 MiB)"
+}
+
+# workers: one redis-server (--save "" --appendonly no) on a free loopback
+# port; a fresh crawl id per run. The site: benchsite -hosts 6 (pages on
+# 127.0.0.2-7, 20 ms a request, page, style sheet and image).
+REDIS_PID= WSITE_PID=
+bench_workers() {
+  need_bin mirrorget || return 1
+  have redis-server || { log "redis-server missing: run make peers"; return 1; }
+  mkdir -p "$BENCH_DIR/bin"
+  go build -o "$BENCH_DIR/bin/benchsite" ./testdata/crawl/benchsite
+  local port rport
+  for port in $(seq 19300 19400); do
+    (exec 3<>"/dev/tcp/127.0.0.2/$port") 2>/dev/null || break
+  done
+  for rport in $(seq 19410 19500); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$rport") 2>/dev/null || break
+  done
+  local pages=500
+  [ "$QUICK" = 1 ] && pages=60
+  "$BENCH_DIR/bin/benchsite" -addr "127.0.0.2:$port" -hosts 6 -n $pages -latency 20ms &
+  WSITE_PID=$!
+  redis-server --port "$rport" --bind 127.0.0.1 --save "" --appendonly no >"$R/redis.log" 2>&1 &
+  REDIS_PID=$!
+  trap 'kill "$WSITE_PID" "$REDIS_PID" "$S3_PID" "$SITE_PID" 2>/dev/null || true; cleanup' EXIT
+  local i
+  for i in $(seq 50); do
+    curl -fs -o /dev/null "http://127.0.0.2:$port/p/0.html" && redis-cli -p "$rport" ping >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  local base="$B/mirrorget -q --format warc --frontier redis://127.0.0.1:$rport/0 --scope any -c 2 --max-connections 2"
+  local url="http://127.0.0.2:$port/p/0.html"
+  local one="rm -rf $R/w1-{RUN}; $base --crawl-id w1-{RUN}-\$RANDOM --warc-dir $R/w1-{RUN} $url"
+  local three="rm -rf $R/w3-{RUN}; for w in a b c; do $base --crawl-id w3-{RUN}-\$PPID --worker \$w --warc-dir $R/w3-{RUN} $url & done; wait"
+  bench_pair three-workers "$three" one-worker "$one"
+  local n1 n3
+  n1=$(cat "$R"/w1-1/*.cdxj | grep -c '"status":"200"' || true)
+  n3=$(cat "$R"/w3-1/*.cdxj | grep -c '"status":"200"' || true)
+  add_row "mirrorget 3 workers vs 1 (Redis)" "site: $pages pages x3 URLs, 6 hosts, 20 ms" \
+    three-workers "$three" one-worker "$one" 0.4 "$([ "$n1" = "$n3" ] && echo yes || echo no)" \
+    "200 captures: one worker $n1, three workers $n3 (from the CDXJ beside each WARC); each worker --max-connections 2, -c 2 per host across workers"
+  kill "$WSITE_PID" "$REDIS_PID" 2>/dev/null || true
 }
 
 # --- report ----------------------------------------------------------------

@@ -564,7 +564,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		if rot.worker == "" {
 			rot.worker = crawl.DefaultWorker()
 		}
-		if err := rot.recoverOpen(); err != nil {
+		if err := rot.recoverOpen(rec); err != nil {
 			return err
 		}
 	}

@@ -149,7 +149,7 @@ func (r *rotator) ext() string {
 }
 
 // recoverOpen finishes the NAME.open files of dead workers in dir.
-func (r *rotator) recoverOpen() error {
+func (r *rotator) recoverOpen(into recovered) error {
 	ents, err := os.ReadDir(r.dir)
 	if err != nil {
 		return err
@@ -168,11 +168,11 @@ func (r *rotator) recoverOpen() error {
 			f.Close()
 			continue // a live worker's
 		}
-		cut, err := recoverFile(p, r.format, recovered{})
+		cut, err := recoverFile(p, r.format, into)
 		if err == nil {
 			final := strings.TrimSuffix(p, ".open")
-			if err = os.Rename(p, final); err == nil {
-				err = writeCDXJ(final, r.format)
+			if err = writeCDXJ(p, final, r.format); err == nil {
+				err = os.Rename(p, final)
 				r.logf("%s: recovered from a worker that stopped (%d bytes of an incomplete record cut)", final, cut)
 			}
 		}
@@ -237,12 +237,12 @@ func (r *rotator) closeFile() error {
 		err = f.Sync()
 	}
 	if err == nil {
+		err = writeCDXJ(name+".open", name, r.format)
+	}
+	if err == nil {
 		err = os.Rename(name+".open", name)
 	}
 	f.Close()
-	if err == nil {
-		err = writeCDXJ(name, r.format)
-	}
 	if err == nil {
 		err = syncDir(r.dir)
 	}
@@ -269,10 +269,11 @@ func (r *rotator) close() error {
 	return r.closeFile()
 }
 
-// writeCDXJ writes NAME.cdxj beside the archive NAME, sorted, through a
-// temporary file.
-func writeCDXJ(name, format string) error {
-	f, err := os.Open(name)
+// writeCDXJ indexes the archive src, to be named name, into NAME.cdxj
+// beside it, sorted, through a temporary file. It runs before the archive
+// gets its name, so that a finished archive always has its index.
+func writeCDXJ(src, name, format string) error {
+	f, err := os.Open(src)
 	if err != nil {
 		return err
 	}
