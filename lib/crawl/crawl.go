@@ -186,8 +186,21 @@ type Config struct {
 	// durable (flushed and synced); with a Frontier a URL is marked done
 	// only after the Commit that follows its capture. It is called from
 	// one goroutine, between sink calls or beside them: it must be safe
-	// to call while the sink writes.
-	Commit func() error
+	// to call while the sink writes; final is set for the last call.
+	Commit func(final bool) error
+	// CommitAsync lets a worker go on to its next URL before the Commit
+	// that makes its capture durable (for outputs durable only in large
+	// steps); otherwise it waits for it, and a killed crawl fetches again
+	// at most Connections URLs.
+	CommitAsync bool
+	// Epoch and Durable, when set, replace Commit for an output made of
+	// parts that become durable one at a time (S3 objects): Epoch is the
+	// number of the part being written; Durable completes what it can
+	// (everything when final) and returns the number of the first part not
+	// yet durable. A capture whose URL finished under epoch e is done once
+	// Durable returns more than e.
+	Epoch   func() int64
+	Durable func(final bool) (int64, error)
 	// Recovered, when set, reports URLs whose captures are already in the
 	// output (kept from a run killed before it could mark them done): such
 	// a URL taken from the Frontier is marked done without a fetch.

@@ -23,7 +23,8 @@ import (
 // a crawl resumable and a killed worker harmless:
 //
 //  1. Take (lease) the URL, renewed every Lease/3 while it is worked on.
-//  2. Fetch it; a retry goes back to the frontier with Release.
+//  2. Fetch it; a retry goes back to the frontier with Release. Free then
+//     gives the host's connection back (the lease stays).
 //  3. Add the links it holds (the frontier stores them before returning).
 //  4. Hand the capture to the sink (written to the output).
 //  5. Commit (the output is flushed and synced), then Done.
@@ -41,6 +42,7 @@ type sharedState struct {
 	lease    time.Duration
 	poll     time.Duration
 
+	ctx     context.Context // the crawl's: done when it is cancelled or failed
 	mu      sync.Mutex
 	wake    chan struct{} // closed when this process changed the frontier
 	pending []doneReq     // captured, waiting for a Commit
@@ -51,9 +53,11 @@ type sharedState struct {
 }
 
 type doneReq struct {
-	l    *frontier.Lease
-	o    frontier.Outcome
-	stop func()
+	l     *frontier.Lease
+	o     frontier.Outcome
+	stop  func()
+	ch    chan struct{} // closed once the lease is ended
+	epoch int64         // Config.Epoch when it was captured
 }
 
 // poke wakes this process's workers waiting for a URL.
@@ -169,6 +173,7 @@ func (c *Crawler) runShared(parent context.Context) error {
 	c.shared = s
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
+	s.ctx = ctx
 	c.mu.Lock()
 	c.stats.Started = time.Now()
 	c.mu.Unlock()
@@ -188,8 +193,17 @@ func (c *Crawler) runShared(parent context.Context) error {
 	commitDone := make(chan struct{})
 	go func() {
 		defer close(commitDone)
-		for range s.kick {
-			c.commitPending()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case _, ok := <-s.kick:
+				if !ok {
+					return
+				}
+			case <-tick.C:
+			}
+			c.commitPending(false)
 		}
 	}()
 
@@ -224,7 +238,7 @@ func (c *Crawler) runShared(parent context.Context) error {
 	wg.Wait()
 	close(s.kick)
 	<-commitDone
-	c.commitPending() // what the workers handed over last
+	c.commitPending(true) // what the workers handed over last
 	c.f.closeIdle()
 	c.mu.Lock()
 	err := c.err
@@ -311,19 +325,34 @@ func (c *Crawler) release(l *frontier.Lease, e frontier.Entry, interrupted bool)
 }
 
 // finish queues l to be marked done after the next Commit.
+//
+// Unless Config.CommitAsync is set, the worker then waits for that Commit
+// before it takes another URL, so that at most Connections URLs are ever
+// leased and not done: all a kill can make the crawl fetch again.
 func (c *Crawler) finish(l *frontier.Lease, o frontier.Outcome, stop func()) {
 	s := c.shared
+	ch := make(chan struct{})
+	var epoch int64
+	if c.cfg.Epoch != nil {
+		epoch = c.cfg.Epoch()
+	}
 	s.mu.Lock()
-	s.pending = append(s.pending, doneReq{l, o, stop})
+	s.pending = append(s.pending, doneReq{l, o, stop, ch, epoch})
 	s.mu.Unlock()
 	select {
 	case s.kick <- struct{}{}:
 	default:
 	}
+	if !c.cfg.CommitAsync {
+		select {
+		case <-ch:
+		case <-s.ctx.Done():
+		}
+	}
 }
 
 // commitPending commits the output and marks the captured URLs done.
-func (c *Crawler) commitPending() {
+func (c *Crawler) commitPending(final bool) {
 	s := c.shared
 	s.mu.Lock()
 	batch := s.pending
@@ -332,11 +361,39 @@ func (c *Crawler) commitPending() {
 	if len(batch) == 0 {
 		return
 	}
-	if c.cfg.Commit != nil {
-		if err := c.cfg.Commit(); err != nil {
+	if c.cfg.Durable != nil {
+		next, err := c.cfg.Durable(final)
+		if err == nil {
+			var wait []doneReq
+			n := 0
+			for _, d := range batch {
+				if d.epoch < next {
+					batch[n] = d
+					n++
+				} else {
+					wait = append(wait, d)
+				}
+			}
+			batch = batch[:n]
+			if len(wait) > 0 {
+				s.mu.Lock()
+				s.pending = append(wait, s.pending...)
+				s.mu.Unlock()
+			}
+		} else {
+			for _, d := range batch {
+				d.stop()
+				close(d.ch)
+			}
+			c.fail(fmt.Errorf("making the output durable: %w", err))
+			return
+		}
+	} else if c.cfg.Commit != nil {
+		if err := c.cfg.Commit(final); err != nil {
 			// not durable: the leases expire and the URLs are fetched again
 			for _, d := range batch {
 				d.stop()
+				close(d.ch)
 			}
 			c.fail(fmt.Errorf("making the output durable: %w", err))
 			return
@@ -347,6 +404,7 @@ func (c *Crawler) commitPending() {
 	for _, d := range batch {
 		err := c.call(ctx, "done", func() error { return s.f.Done(ctx, d.l, d.o) })
 		d.stop()
+		close(d.ch)
 		switch {
 		case errors.Is(err, frontier.ErrLeaseLost):
 			s.mu.Lock()
@@ -421,6 +479,16 @@ func (c *Crawler) processLease(ctx context.Context, l *frontier.Lease) error {
 		c.release(l, e, false)
 		return nil
 	}
+	// the exchange is over: the host's connection is free for the next
+	// take while this URL's record is written and made durable
+	if err := c.call(ctx, "free", func() error { return s.f.Free(ctx, l) }); err != nil && !errors.Is(err, frontier.ErrLeaseLost) && ctx.Err() == nil {
+		if sp != nil {
+			sp.Close()
+		}
+		stop()
+		return err
+	}
+	s.poke()
 	cp := c.capture(it, ex)
 	if ex.head != nil && (ex.err == nil || cutByLimit(ex.err)) {
 		found := c.sharedLinks(it, cp)

@@ -231,6 +231,11 @@ func (b *Bolt) Renew(ctx context.Context, l *Lease) error {
 	})
 }
 
+// Free implements Frontier; like Renew it writes nothing.
+func (b *Bolt) Free(ctx context.Context, l *Lease) error {
+	return b.do(func(c *core) error { return c.free(l.ID) })
+}
+
 // Done implements Frontier.
 func (b *Bolt) Done(ctx context.Context, l *Lease, o Outcome) error {
 	return b.do(func(c *core) error { return c.finish(l.ID, o) })

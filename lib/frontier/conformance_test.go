@@ -229,6 +229,71 @@ func TestPerHostCap(t *testing.T) {
 	})
 }
 
+// TestFree: Free gives a lease's host connection back at once; the lease
+// stays (Done and Release still work on it, and do not give the
+// connection back twice), and it still expires.
+func TestFree(t *testing.T) {
+	each(t, Options{PerHost: 1, Lease: 2 * time.Second}, func(t *testing.T, f Frontier, client func() Frontier) {
+		mustAdd(t, f, 4, urls("http://a", 4)...)
+		g := client()
+		l1 := mustTake(t, f, "w")
+		mustWait(t, g)
+		if err := f.Free(bg, l1); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Free(bg, l1); err != nil { // twice: a no-op
+			t.Fatal(err)
+		}
+		l2 := mustTake(t, g, "w") // the connection l1 gave back
+		mustWait(t, f)
+		if err := f.Done(bg, l1, Fetched); err != nil {
+			t.Fatal(err)
+		}
+		mustWait(t, f) // l1's Done gives nothing back: l2 holds the host
+		if err := g.Done(bg, l2, Fetched); err != nil {
+			t.Fatal(err)
+		}
+		l3 := mustTake(t, f, "w")
+		if err := f.Free(bg, l3); err != nil {
+			t.Fatal(err)
+		}
+		l4 := mustTake(t, g, "w")
+		if err := g.Release(bg, l3); err != nil { // freed, then released: queued again
+			t.Fatal(err)
+		}
+		mustWait(t, f) // l4 holds the host
+		if err := f.Done(bg, l4, Fetched); err != nil {
+			t.Fatal(err)
+		}
+		l5 := mustTake(t, f, "w")
+		if l5.URL != l3.URL {
+			t.Fatalf("took %s, want the released %s", l5.URL, l3.URL)
+		}
+		if err := f.Free(bg, l5); err != nil {
+			t.Fatal(err)
+		}
+		// a freed lease still expires: its URL comes back
+		time.Sleep(2500 * time.Millisecond)
+		l6 := mustTake(t, g, "w")
+		if l6.URL != l3.URL {
+			t.Fatalf("after expiry took %s, want %s", l6.URL, l3.URL)
+		}
+		if err := f.Done(bg, l5, Fetched); !errors.Is(err, ErrLeaseLost) {
+			t.Fatalf("Done of an expired freed lease: %v", err)
+		}
+		if err := g.Done(bg, l6, Fetched); err != nil {
+			t.Fatal(err)
+		}
+		if over, _ := f.Over(bg); !over {
+			st, _ := f.Stats(bg)
+			t.Fatalf("not over: %+v", st)
+		}
+		if st, _ := f.Stats(bg); st.Hosts["http://a"].Leased != 0 {
+			t.Fatalf("host a still has %d connections in use", st.Hosts["http://a"].Leased)
+		}
+	})
+}
+
 func TestInterval(t *testing.T) {
 	each(t, Options{PerHost: 5, Interval: time.Hour}, func(t *testing.T, f Frontier, client func() Frontier) {
 		mustAdd(t, f, 2, urls("http://a", 2)...)

@@ -57,6 +57,7 @@ type leaseRec struct {
 	worker  string
 	ent     *qent
 	expires time.Time
+	freed   bool // its host connection was given back by Free
 }
 
 type robotsRec struct {
@@ -211,7 +212,9 @@ func (c *core) tidy(now time.Time) {
 		}
 		delete(c.leases, it.id)
 		h := c.host(l.ent.e.Host)
-		h.active--
+		if !l.freed {
+			h.active--
+		}
 		c.expired++
 		c.queued++
 		heap.Push(&h.q, l.ent)
@@ -293,9 +296,26 @@ func (c *core) end(id string) (*leaseRec, *hostState, error) {
 	}
 	delete(c.leases, id)
 	h := c.host(l.ent.e.Host)
-	h.active--
+	if !l.freed {
+		h.active--
+	}
 	c.fix(h)
 	return l, h, nil
+}
+
+// free gives lease id's host connection back; the lease stays.
+func (c *core) free(id string) error {
+	l := c.leases[id]
+	if l == nil {
+		return ErrLeaseLost
+	}
+	if !l.freed {
+		l.freed = true
+		h := c.host(l.ent.e.Host)
+		h.active--
+		c.fix(h)
+	}
+	return nil
 }
 
 func (c *core) finish(id string, o Outcome) error {

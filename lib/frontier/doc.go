@@ -63,6 +63,7 @@
 //	{C}:hosts         set of hosts (for Stats)
 //	{C}:leases        sorted set: lease id, score = expiry (ms)
 //	{C}:ldata         hash: lease id -> HOST \t score \t worker \t JSON
+//	{C}:freed         set of lease ids whose host connection Free gave back
 //	{C}:seq, {C}:lseq counters of entries and leases
 //	{C}:robots:HOST   robots.txt body with a TTL
 //

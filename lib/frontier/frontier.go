@@ -113,6 +113,11 @@ type Frontier interface {
 	Take(ctx context.Context, worker string) (*Lease, time.Duration, error)
 	// Renew extends a lease by the lease time from now.
 	Renew(ctx context.Context, l *Lease) error
+	// Free gives back the host connection l holds, once its fetch is
+	// over, while the lease itself stays until Done or Release: a record
+	// waiting to become durable (an S3 object not yet complete) holds no
+	// politeness slot.
+	Free(ctx context.Context, l *Lease) error
 	// Done ends a lease and marks its URL done for good; call it once
 	// the URL's record is durable.
 	Done(ctx context.Context, l *Lease, o Outcome) error

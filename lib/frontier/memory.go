@@ -61,6 +61,15 @@ func (m *Memory) Renew(ctx context.Context, l *Lease) error {
 	return err
 }
 
+// Free implements Frontier.
+func (m *Memory) Free(ctx context.Context, l *Lease) error {
+	if err := m.lock(); err != nil {
+		return err
+	}
+	defer m.mu.Unlock()
+	return m.c.free(l.ID)
+}
+
 // Done implements Frontier.
 func (m *Memory) Done(ctx context.Context, l *Lease, o Outcome) error {
 	if err := m.lock(); err != nil {

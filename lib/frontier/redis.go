@@ -218,6 +218,18 @@ func (r *Redis) Renew(ctx context.Context, l *Lease) error {
 	return nil
 }
 
+// Free implements Frontier.
+func (r *Redis) Free(ctx context.Context, l *Lease) error {
+	v, err := r.run(ctx, scFree, "free", l.ID).Int()
+	if err != nil {
+		return err
+	}
+	if v == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
 // Done implements Frontier.
 func (r *Redis) Done(ctx context.Context, l *Lease, o Outcome) error {
 	f := 0

@@ -45,7 +45,9 @@ local function unlease(id)
   redis.call('HDEL', P..'ldata', id)
   local host, score, rest = split(d)
   local w = string.find(rest, '\t', 1, true)
-  redis.call('HINCRBY', H(host), 'active', -1)
+  if redis.call('SREM', P..'freed', id) == 0 then
+    redis.call('HINCRBY', H(host), 'active', -1)
+  end
   redis.call('HINCRBY', P..'stats', 'leased', -1)
   return host, score, string.sub(rest, w + 1)
 end
@@ -146,6 +148,17 @@ if not redis.call('ZSCORE', P..'leases', ARGV[3]) then return false end
 local exp = now + tonumber(ARGV[4])
 redis.call('ZADD', P..'leases', exp, ARGV[3])
 return exp`)
+
+	// ARGV: P, epoch, id
+	scFree = redis.NewScript(luaPrelude + `
+local d = redis.call('HGET', P..'ldata', ARGV[3])
+if not d then return 0 end
+if redis.call('SADD', P..'freed', ARGV[3]) == 1 then
+  local host = split(d)
+  redis.call('HINCRBY', H(host), 'active', -1)
+  fix(host)
+end
+return 1`)
 
 	// ARGV: P, epoch, id, failed (0/1)
 	scDone = redis.NewScript(luaPrelude + `

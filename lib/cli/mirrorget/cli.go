@@ -86,7 +86,7 @@ var valueFlags = map[string]bool{"O": true, "o": true, "format": true, "c": true
 	"http-user": true, "http-password": true, "netrc": true, "max-robots-size": true, "max-url-length": true,
 	"max-segment-repeat": true, "max-path-segments": true, "max-redirects": true,
 	"state": true, "frontier": true, "crawl-id": true, "lease": true, "worker": true, "warc-dir": true,
-	"warc-prefix": true, "warc-max-size": true, "max-connections": true}
+	"warc-prefix": true, "warc-max-size": true, "warc-max-age": true, "max-connections": true}
 
 // App returns the urfave/cli application.
 func App() *cli.App {
@@ -144,6 +144,7 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.StringFlag{Name: "warc-dir", Usage: "write the captures to files in `DIR`, PREFIX-TIMESTAMP-SERIAL-WORKER.warc.gz each with a .cdxj beside it, rotated at --warc-max-size"},
 			&cli.StringFlag{Name: "warc-prefix", Value: "mirrorget", Usage: "file name `PREFIX` for --warc-dir (default: the crawl id, else mirrorget)"},
 			&cli.StringFlag{Name: "warc-max-size", Value: "1g", Usage: "start a new --warc-dir file past `BYTES` (suffixes k, m, g)"},
+			&cli.DurationFlag{Name: "warc-max-age", Value: time.Minute, Usage: "with --warc-dir s3://: complete a file after `DURATION` (a capture is durable, and its URL done, only once its object is complete)"},
 			&cli.IntFlag{Name: "max-connections", Usage: "this worker's connections in total (`N`; default -c): -c then bounds each host"},
 			&cli.BoolFlag{Name: "status", Usage: "print the counters of the crawl named by --frontier/--crawl-id, --state or -O, and exit"},
 			&cli.BoolFlag{Name: "stop", Usage: "ask every worker of that crawl to finish what it fetches and exit, and exit"},
@@ -194,6 +195,7 @@ type Options struct {
 	WarcDir     string        // --warc-dir
 	WarcPrefix  string        // --warc-prefix
 	WarcMaxSize int64         // --warc-max-size
+	WarcMaxAge  time.Duration // --warc-max-age
 	PerHost     int           // -c
 	Status      bool          // --status
 	Stop        bool          // --stop
@@ -207,7 +209,7 @@ func options(c *cli.Context) (*Options, error) {
 	}
 	o.State, o.Continue, o.Frontier, o.CrawlID = c.String("state"), c.Bool("continue"), c.String("frontier"), c.String("crawl-id")
 	o.Lease, o.Worker, o.WarcDir, o.Status, o.Stop = c.Duration("lease"), c.String("worker"), c.String("warc-dir"), c.Bool("status"), c.Bool("stop")
-	o.WarcPrefix = c.String("warc-prefix")
+	o.WarcPrefix, o.WarcMaxAge = c.String("warc-prefix"), c.Duration("warc-max-age")
 	if !c.IsSet("warc-prefix") && o.CrawlID != "" {
 		o.WarcPrefix = o.CrawlID
 	}
@@ -553,14 +555,19 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	rec := recovered{}
 	var rot *rotator
 	if o.WarcDir != "" {
-		if cliutil.IsRemote(o.WarcDir) {
-			return cliutil.Usagef("--warc-dir %s: only a local folder for now", o.WarcDir)
+		remote := cliutil.IsRemote(o.WarcDir)
+		switch {
+		case remote && !strings.HasPrefix(o.WarcDir, "s3://"):
+			return cliutil.Usagef("--warc-dir %s: a folder or an s3:// prefix", store.Redact(o.WarcDir))
+		case remote && !strings.HasSuffix(o.WarcDir, "/"):
+			o.WarcDir += "/"
+		case !remote:
+			if err := os.MkdirAll(o.WarcDir, 0o755); err != nil {
+				return err
+			}
 		}
-		if err := os.MkdirAll(o.WarcDir, 0o755); err != nil {
-			return err
-		}
-		rot = &rotator{ctx: ctx, dir: o.WarcDir, prefix: o.WarcPrefix, worker: o.Crawl.Worker, format: o.Format,
-			max: o.WarcMaxSize, cfg: &o.Crawl, logf: logf}
+		rot = &rotator{ctx: ctx, dir: o.WarcDir, remote: remote, prefix: o.WarcPrefix, worker: o.Crawl.Worker, format: o.Format,
+			max: o.WarcMaxSize, maxAge: o.WarcMaxAge, idle: 2 * time.Second, cfg: &o.Crawl, logf: logf}
 		if rot.worker == "" {
 			rot.worker = crawl.DefaultWorker()
 		}
@@ -575,6 +582,8 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	var tail *tailfile.File // the stream's output in front of the upload
 	var stOut outFile       // file or tail
 	switch {
+	case cliutil.IsRemote(o.Output) && fr != nil:
+		return cliutil.Usagef("-o %s with --state, -O or --frontier: an object is written only when whole, so a crawl that can stop half way writes to --warc-dir s3://PREFIX/ (files completed as it goes)", store.Redact(o.Output))
 	case cliutil.IsRemote(o.Output):
 		w, err := cliutil.Store().Create(context.Background(), o.Output)
 		if err != nil {
@@ -699,7 +708,12 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		if len(rec) > 0 {
 			o.Crawl.Recovered = rec.has
 		}
-		o.Crawl.Commit = func() error {
+		if rot != nil && rot.remote {
+			// an S3 file is durable when complete: the workers go on
+			// meanwhile, and each file's URLs are done once it is
+			o.Crawl.CommitAsync, o.Crawl.Epoch, o.Crawl.Durable = true, rot.epoch, rot.durable
+		}
+		o.Crawl.Commit = func(final bool) error {
 			switch {
 			case rot != nil:
 				return rot.commit()

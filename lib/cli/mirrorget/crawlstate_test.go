@@ -15,6 +15,7 @@ import (
 	"github.com/arcport/arcport/lib/frontier/redistest"
 	"github.com/arcport/arcport/lib/htcache"
 	"github.com/arcport/arcport/lib/internal/sitetest"
+	"github.com/arcport/arcport/lib/store/s3test"
 )
 
 // worker is a mirrorget process started in the background.
@@ -233,7 +234,7 @@ func TestResumeMirror(t *testing.T) {
 func redisWorkers(t *testing.T, mg string, n int, extra ...string) []*worker {
 	var ws []*worker
 	for i := 0; i < n; i++ {
-		ws = append(ws, startWorker(t, mg, append([]string{"-q", "--format", "warc", "--worker", fmt.Sprintf("w%d", i)}, extra...)...))
+		ws = append(ws, startWorker(t, mg, append([]string{"--format", "warc", "--worker", fmt.Sprintf("w%d", i)}, extra...)...))
 	}
 	return ws
 }
@@ -286,7 +287,7 @@ func TestWorkersKill(t *testing.T) {
 		t.Errorf("%d pages written twice, want at most the killed worker's leases (3 connections + 3 awaiting their commit)", dups)
 	}
 	// a worker joining the finished crawl recovers the killed one's file
-	w := startWorker(t, mg, append([]string{"-q", "--format", "warc", "--worker", "late"}, common...)...)
+	w := startWorker(t, mg, append([]string{"--format", "warc", "--worker", "late"}, common...)...)
 	if code := w.wait(t, 30*time.Second); code != 0 {
 		t.Errorf("late worker: exit %d: %s", code, w.stderr.String())
 	}
@@ -341,7 +342,7 @@ func TestWorkersRedisRestart(t *testing.T) {
 			srv := redistest.Start(t, redistest.Options{Persist: persist})
 			s := sitetest.Start(t, sitetest.Options{Pages: 600, Hosts: 2, Latency: 2 * time.Millisecond})
 			wd := t.TempDir()
-			ws := redisWorkers(t, mg, 2, "--frontier", "redis://"+srv.Addr+"/0", "--crawl-id", "restart",
+			ws := redisWorkers(t, mg, 2, "--frontier", "redis://"+srv.Addr+"/0", "--crawl-id", "restart", "--lease", "5s",
 				"--warc-dir", wd, "--scope", "any", "-c", "2", s.StartURL())
 			if !s.WaitFetched(200, 60*time.Second) {
 				t.Fatalf("the crawl did not reach 200 pages")
@@ -405,4 +406,44 @@ func TestWorkersStatusStop(t *testing.T) {
 		t.Errorf("%d fetches: --stop did not stop the crawl", n)
 	}
 	sitetest.PagesIn(t, warcFiles(t, wd, false)...) // whole files
+}
+
+// TestWorkersS3: two workers write to --warc-dir s3:// on a real versitygw;
+// one is killed with SIGKILL at about 40%. A capture counts as done only
+// once its object is complete, so the killed worker's unfinished upload
+// (never visible) loses nothing: the objects of the crawl hold every page,
+// and each complete object has its CDXJ beside it.
+func TestWorkersS3(t *testing.T) {
+	mg := buildMirrorget(t)
+	s3 := s3test.Start(t)
+	s3.Bucket(t, "coll")
+	s3.Setenv(t, s3.URL)
+	srv := redistest.Start(t, redistest.Options{})
+	s := sitetest.Start(t, sitetest.Options{Pages: 400, Hosts: 2, Latency: 2 * time.Millisecond})
+	ws := redisWorkers(t, mg, 2, "--frontier", "redis://"+srv.Addr+"/0", "--crawl-id", "s3", "--lease", "3s",
+		"--warc-dir", "s3://coll/crawl", "--warc-max-size", "100k", "--warc-max-age", "2s", "--scope", "any", "-c", "2", s.StartURL())
+	if !s.WaitFetched(160, 60*time.Second) {
+		t.Fatalf("the crawl did not reach 160 pages (%d); stderr: %s / %s", s.TotalFetches(), ws[0].stderr.String(), ws[1].stderr.String())
+	}
+	ws[1].cmd.Process.Signal(syscall.SIGKILL)
+	ws[1].wait(t, 10*time.Second)
+	if code := ws[0].wait(t, 120*time.Second); code != 0 {
+		t.Fatalf("worker 0: exit %d: %s", code, ws[0].stderr.String())
+	}
+	dir := filepath.Join(s3.Dir, "coll", "crawl")
+	files := warcFiles(t, dir, false)
+	dups := checkAllOnce(t, s, sitetest.PagesIn(t, files...))
+	total, fdup := pageFetches(s)
+	t.Logf("%d objects, %d page fetches for %d URLs (%d again), %d pages in two objects", len(files), total, len(s.AllURLs()), fdup, dups)
+	if dups > 4 {
+		t.Errorf("%d pages in two objects: a complete object's URLs must be done at once", dups)
+	}
+	for _, f := range files {
+		if !strings.Contains(f, "-w0.warc.gz") {
+			continue
+		}
+		if st, err := os.Stat(strings.TrimSuffix(f, ".warc.gz") + ".cdxj"); err != nil || st.Size() == 0 {
+			t.Errorf("%s: no CDXJ object beside it (%v)", f, err)
+		}
+	}
 }

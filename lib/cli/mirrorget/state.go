@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -19,7 +20,9 @@ import (
 	"github.com/arcport/arcport/lib/crawl"
 	"github.com/arcport/arcport/lib/frontier"
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/internal/tailfile"
 	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/warc"
 )
 
@@ -117,28 +120,44 @@ func printStatus(ctx context.Context, f frontier.Frontier, w io.Writer) error {
 }
 
 // rotator writes a worker's captures to its own WARC (or ARC) files in a
-// folder, PREFIX-TIMESTAMP-SERIAL-WORKER.warc.gz as the WARC naming
-// conventions suggest, each written as NAME.open (Heritrix's convention),
-// locked while written, renamed to NAME once complete (at --warc-max-size
-// or the end), with NAME.cdxj beside it. A NAME.open left by a killed
-// worker is cut back to its last complete capture and renamed by the next
-// worker that starts in the folder.
+// folder or under an s3:// prefix, PREFIX-TIMESTAMP-SERIAL-WORKER.warc.gz
+// as the WARC naming conventions suggest, rotated at --warc-max-size, each
+// with NAME.cdxj beside it.
+//
+// In a folder a file is written as NAME.open (Heritrix's convention),
+// locked while written, indexed and renamed to NAME once complete; a
+// NAME.open left by a killed worker is cut back to its last complete
+// capture, indexed and renamed by the next worker that starts there. A
+// capture is durable once the file is synced.
+//
+// Under s3:// a file is a multipart upload that appears only when complete,
+// so a capture is durable only then: commit completes the object once it
+// is maxAge old or the worker has written nothing for idle (and at the
+// end), and until then the URLs stay leased. A killed worker's upload never
+// appears; its leases expire and other workers fetch those URLs again.
 type rotator struct {
 	ctx    context.Context
-	dir    string
+	dir    string // folder, or s3://bucket/prefix/
+	remote bool
 	prefix string
 	worker string
 	format string
 	max    int64
+	maxAge time.Duration // s3: the longest a file stays open
+	idle   time.Duration // s3: complete the file after this long without a write
 	cfg    *crawl.Config
 	logf   func(string, ...any)
 
-	mu     sync.Mutex
-	serial int
-	f      *os.File
-	name   string // final path of f
-	st     *stream
-	files  []string // completed
+	mu        sync.Mutex
+	serial    int
+	f         *os.File       // local
+	w         store.Writer   // s3
+	tail      *tailfile.File // s3: the stream's output in front of w
+	name      string         // final path or URL of the file being written
+	st        *stream
+	opened    time.Time
+	lastWrite time.Time
+	files     []string // completed
 }
 
 func (r *rotator) ext() string {
@@ -148,8 +167,12 @@ func (r *rotator) ext() string {
 	return ".warc.gz"
 }
 
-// recoverOpen finishes the NAME.open files of dead workers in dir.
+// recoverOpen finishes the NAME.open files of dead workers in a folder,
+// adding the URLs at their ends to into.
 func (r *rotator) recoverOpen(into recovered) error {
+	if r.remote {
+		return nil
+	}
 	ents, err := os.ReadDir(r.dir)
 	if err != nil {
 		return err
@@ -184,11 +207,29 @@ func (r *rotator) recoverOpen(into recovered) error {
 	return syncDir(r.dir)
 }
 
+func (r *rotator) join(base string) string {
+	if r.remote {
+		return strings.TrimSuffix(r.dir, "/") + "/" + base
+	}
+	return filepath.Join(r.dir, base)
+}
+
 func (r *rotator) open() error {
 	r.serial++
 	ts := time.Now().UTC().Format("20060102150405")
+	r.opened = time.Now()
+	if r.remote {
+		r.name = r.join(fmt.Sprintf("%s-%s-%05d-%s%s", r.prefix, ts, r.serial, r.worker, r.ext()))
+		w, err := cliutil.Store().Create(context.Background(), r.name)
+		if err != nil {
+			return err
+		}
+		r.w, r.tail = w, tailfile.New(w, 8<<20, "")
+		r.st = newStream(r.ctx, r.tail, r.tail, r.format, path.Base(r.name), r.cfg)
+		return nil
+	}
 	for {
-		r.name = filepath.Join(r.dir, fmt.Sprintf("%s-%s-%05d-%s%s", r.prefix, ts, r.serial, r.worker, r.ext()))
+		r.name = r.join(fmt.Sprintf("%s-%s-%05d-%s%s", r.prefix, ts, r.serial, r.worker, r.ext()))
 		f, err := os.OpenFile(r.name+".open", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, os.ErrExist) {
 			r.serial++
@@ -211,7 +252,7 @@ func (r *rotator) open() error {
 func (r *rotator) write(cp *crawl.Capture) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.f == nil {
+	if r.st == nil {
 		if err := r.open(); err != nil {
 			return err
 		}
@@ -219,48 +260,94 @@ func (r *rotator) write(cp *crawl.Capture) error {
 	if err := r.st.write(cp); err != nil {
 		return err
 	}
+	r.lastWrite = time.Now()
 	if r.st.mark >= r.max {
 		return r.closeFile()
 	}
 	return nil
 }
 
-// closeFile ends the current file: closed, synced, renamed, indexed.
+// closeFile ends the current file: closed, synced, indexed, named.
 func (r *rotator) closeFile() error {
-	if r.f == nil {
+	if r.st == nil {
 		return nil
 	}
-	f, name := r.f, r.name
-	r.f = nil
+	name := r.name
 	err := r.st.close()
-	if err == nil {
-		err = f.Sync()
-	}
-	if err == nil {
-		err = writeCDXJ(name+".open", name, r.format)
-	}
-	if err == nil {
-		err = os.Rename(name+".open", name)
-	}
-	f.Close()
-	if err == nil {
-		err = syncDir(r.dir)
+	r.st = nil
+	if r.remote {
+		w, tail := r.w, r.tail
+		r.w, r.tail = nil, nil
+		if err == nil {
+			err = tail.Close()
+		}
+		if err == nil {
+			err = w.Commit()
+		} else {
+			w.Abort()
+		}
+		if err == nil {
+			err = writeCDXJ(name, name, r.format)
+		}
+	} else {
+		f := r.f
+		r.f = nil
+		if err == nil {
+			err = f.Sync()
+		}
+		if err == nil {
+			err = writeCDXJ(name+".open", name, r.format)
+		}
+		if err == nil {
+			err = os.Rename(name+".open", name)
+		}
+		f.Close()
+		if err == nil {
+			err = syncDir(r.dir)
+		}
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", store.Redact(name), err)
 	}
 	r.files = append(r.files, name)
 	return nil
 }
 
-// commit makes the captures written so far durable.
+// commit makes the captures written so far to a folder durable.
 func (r *rotator) commit() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.f == nil {
-		return nil
+	if r.st == nil {
+		return nil // all in completed files
 	}
 	return r.f.Sync()
+}
+
+// epoch is the serial of the file being written, or of the next one.
+func (r *rotator) epoch() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.st == nil {
+		return int64(r.serial) + 1
+	}
+	return int64(r.serial)
+}
+
+// durable completes the S3 object being written when it is maxAge old, has
+// had no write for idle, or final is set, and returns the serial of the
+// first object not complete.
+func (r *rotator) durable(final bool) (int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.st != nil && (final || time.Since(r.opened) >= r.maxAge || time.Since(r.lastWrite) >= r.idle) {
+		if err := r.closeFile(); err != nil {
+			return 0, err
+		}
+	}
+	if r.st == nil {
+		return int64(r.serial) + 1, nil
+	}
+	return int64(r.serial), nil
 }
 
 func (r *rotator) close() error {
@@ -269,25 +356,27 @@ func (r *rotator) close() error {
 	return r.closeFile()
 }
 
-// writeCDXJ indexes the archive src, to be named name, into NAME.cdxj
-// beside it, sorted, through a temporary file. It runs before the archive
-// gets its name, so that a finished archive always has its index.
+// writeCDXJ indexes the archive src (a path or URL), to be named name, into
+// NAME.cdxj beside it, sorted. A local index is written through a
+// temporary file before the archive gets its name, so that a finished
+// archive always has its index; in S3 it follows the archive.
 func writeCDXJ(src, name, format string) error {
-	f, err := os.Open(src)
+	ra, err := cliutil.OpenAt(src)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer ra.Close()
+	sr := io.NewSectionReader(ra, 0, ra.Size())
 	var rd record.Reader
 	if format == "arc" {
-		rd, err = arc.NewReader(f, arc.WithName(name))
+		rd, err = arc.NewReader(sr, arc.WithName(name))
 	} else {
-		rd, err = warc.NewReader(f, warc.WithFilename(name))
+		rd, err = warc.NewReader(sr, warc.WithFilename(name))
 	}
 	if err != nil {
 		return err
 	}
-	ix := cdx.NewIndexer(rd, filepath.Base(name), cdx.WithSource(f))
+	ix := cdx.NewIndexer(rd, path.Base(name), cdx.WithSource(ra))
 	var lines []string
 	for {
 		e, err := ix.Next()
@@ -300,12 +389,13 @@ func writeCDXJ(src, name, format string) error {
 		lines = append(lines, string(e.AppendCDXJ(nil)))
 	}
 	sort.Strings(lines)
-	out := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), filepath.Ext(strings.TrimSuffix(name, ".gz"))) + ".cdxj"
-	tmp := out + ".tmp"
-	w, err := os.Create(tmp)
+	base := strings.TrimSuffix(name, ".gz")
+	out := strings.TrimSuffix(base, path.Ext(base)) + ".cdxj"
+	w, err := cliutil.Store().Create(context.Background(), out)
 	if err != nil {
 		return err
 	}
+	defer w.Abort()
 	bw := bufio.NewWriter(w)
 	for _, l := range lines {
 		bw.WriteString(l)
@@ -313,20 +403,10 @@ func writeCDXJ(src, name, format string) error {
 			bw.WriteByte('\n')
 		}
 	}
-	err = bw.Flush()
-	if err == nil {
-		err = w.Sync()
+	if err := bw.Flush(); err != nil {
+		return err
 	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, out)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return w.Commit()
 }
 
 // checkStateDir refuses a state folder reached through a symbolic link in
