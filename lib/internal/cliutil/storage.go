@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/urfave/cli/v2"
@@ -99,10 +101,63 @@ func StorageFlags() []cli.Flag {
 }
 
 // ExpandInputs turns a tool's input arguments into the names to read: an
-// s3://bucket/prefix/ becomes every object under it, in key order; other
-// names stay as they are.
+// s3://bucket/prefix/ or a local folder becomes the archives in it (names
+// ending in .warc, .arc, .warc.gz, .arc.gz, .warc.zst or .arc.zst: a
+// crawl's folder also holds CDXJ files and NAME.open files still being
+// written), in name order; other names stay as they are.
 func ExpandInputs(args []string) ([]string, error) {
-	return Store().Expand(context.Background(), args)
+	var out []string
+	for _, a := range args {
+		var names []string
+		switch {
+		case store.KindOf(a) == store.S3 && (strings.HasSuffix(a, "/") || !strings.Contains(strings.TrimPrefix(a, "s3://"), "/")):
+			l, err := Store().Expand(context.Background(), []string{a})
+			if err != nil {
+				return nil, err
+			}
+			names = l
+		case store.KindOf(a) == store.Local && a != "-":
+			st, err := os.Stat(a)
+			if err != nil || !st.IsDir() {
+				out = append(out, a)
+				continue
+			}
+			ents, err := os.ReadDir(a)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range ents {
+				if e.Type().IsRegular() {
+					names = append(names, filepath.Join(a, e.Name()))
+				}
+			}
+		default:
+			out = append(out, a)
+			continue
+		}
+		n := 0
+		for _, name := range names {
+			if IsArchiveName(name) {
+				out = append(out, name)
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%s: no WARC or ARC files there", store.Redact(a))
+		}
+	}
+	return out, nil
+}
+
+// IsArchiveName reports whether name ends like a WARC or ARC file.
+func IsArchiveName(name string) bool {
+	name = strings.ToLower(name)
+	for _, e := range []string{".warc", ".arc", ".warc.gz", ".arc.gz", ".warc.zst", ".arc.zst"} {
+		if strings.HasSuffix(name, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsRemote reports whether name is an s3:// or http(s):// URL.
