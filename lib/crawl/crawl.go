@@ -368,6 +368,15 @@ type Capture struct {
 	Warnings []string
 	// Value is free for the caller (see Config.Prepare).
 	Value any
+	// Revisit, when set by the sink's caller (Prepare or the sink itself,
+	// before WARCRecords), makes the response record a revisit of an
+	// earlier capture (WARC 1.1 section 6.7).
+	Revisit *Revisit
+	// RecordID and PayloadDigest are set by WARCRecords: the response (or
+	// revisit) record's WARC-Record-ID, and its payload digest
+	// ("sha1:BASE32" of the body as received), for the caller to keep.
+	RecordID      string
+	PayloadDigest string
 
 	parseLimit int64 // Config.ParseLimit of the crawl, 0 for the default
 }

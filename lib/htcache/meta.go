@@ -43,6 +43,12 @@ type Meta struct {
 	Fil                string // X-Fil: the URL's path and query part
 	Save               string // X-Save: local file name, relative to the mirror root
 
+	// Extra holds arcport's own lines, X-WARC-*: the WARC record of the
+	// capture (X-WARC-Date, X-WARC-Record-ID, X-WARC-Payload-Digest), so
+	// that the next crawl can write revisit records referring to it.
+	// HTTrack ignores lines it does not know; Format writes them last.
+	Extra record.Header
+
 	// Fields holds every metadata line after the status line, in order,
 	// including the ones decoded above, as written.
 	Fields record.Header
@@ -94,6 +100,9 @@ func ParseMeta(b []byte) (Meta, error) {
 			continue
 		}
 		m.Fields = append(m.Fields, record.Field{Name: name, Value: value})
+		if len(name) > 7 && strings.EqualFold(name[:7], "X-WARC-") {
+			m.Extra = append(m.Extra, record.Field{Name: name, Value: value})
+		}
 		switch strings.ToLower(name) {
 		case "x-in-cache":
 			m.InCache = atoiPrefix(value) == 1
@@ -247,6 +256,12 @@ func (m *Meta) Format() ([]byte, error) {
 	str("X-Addr", m.Addr)
 	str("X-Fil", m.Fil)
 	str("X-Save", m.Save)
+	for _, f := range m.Extra {
+		if f.Name == "" || strings.ContainsAny(f.Name, "\r\n\x00: ") || strings.ContainsAny(f.Value, "\r\n\x00") {
+			return nil, fmt.Errorf("metadata line %q contains CR, LF, NUL or a colon in its name", clip(f.Name+": "+f.Value, 64))
+		}
+		str(f.Name, f.Value)
+	}
 	if b.Len() > 0xffff {
 		return nil, fmt.Errorf("metadata is %d bytes, more than a zip extra field holds", b.Len())
 	}

@@ -149,7 +149,7 @@ func (in *inputRun) startWriter() {
 // index runs the CDX indexer over the input and sends its entries, once
 // placed, to the collection's index.
 func (in *inputRun) index() error {
-	ix := cdx.NewIndexer(in, "")
+	ix := cdx.NewIndexer(in, "", cdx.WithReplayableRevisits(true))
 	for {
 		e, err := ix.Next()
 		if err == io.EOF {

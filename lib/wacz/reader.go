@@ -562,12 +562,29 @@ func pickCapture(cands []*Capture, url string, ts time.Time) (*Capture, error) {
 	if best == nil {
 		return nil, fmt.Errorf("%s: %w", url, ErrNotFound)
 	}
-	if best.Mime == "warc/revisit" && best.Digest != "" {
-		if orig := closest(func(c *Capture) bool { return c.Mime != "warc/revisit" && c.Digest == best.Digest }); orig != nil {
-			return orig, nil
+	if best.Mime == "warc/revisit" {
+		if best.Digest != "" {
+			if orig := closest(func(c *Capture) bool { return c.Mime != "warc/revisit" && c.Digest == best.Digest }); orig != nil {
+				return orig, nil
+			}
 		}
+		return nil, &MissingOriginalError{URL: url, Timestamp: best.Timestamp, Digest: best.Digest}
 	}
 	return best, nil
+}
+
+// MissingOriginalError is Find's error for a revisit whose original capture
+// (same URL, same payload digest) is not in the archive.
+type MissingOriginalError struct {
+	URL, Timestamp, Digest string
+}
+
+func (e *MissingOriginalError) Error() string {
+	d := e.Digest
+	if d == "" {
+		d = "none"
+	}
+	return fmt.Sprintf("%s: the capture of %s is a revisit of an earlier one (payload digest %s) that is not in this archive", e.URL, e.Timestamp, d)
 }
 
 // findZipNum binary-searches the idx for key and scans the blocks that can

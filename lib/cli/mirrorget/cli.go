@@ -654,6 +654,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 			return err
 		}
 		mir.ctx = ctx
+		mir.warc = o.Format == "warc" && (st != nil || rot != nil)
 		o.Crawl.Validators = mir.validators
 		o.Crawl.Extract = mir.extract
 		o.Crawl.Prepare = mir.prepare

@@ -23,6 +23,7 @@ import (
 	"github.com/arcport/arcport/lib/internal/safefs"
 	"github.com/arcport/arcport/lib/links"
 	"github.com/arcport/arcport/lib/mirror"
+	"github.com/arcport/arcport/lib/record"
 )
 
 // localMirror keeps the browsable copy (chapter 4.4) and its HTTrack cache
@@ -64,6 +65,7 @@ type localMirror struct {
 	seeds   []string
 
 	parseLimit int64 // crawl.Config.ParseLimit: pages are read up to there
+	warc       bool  // a WARC stream is written: revisits, and X-WARC-* lines in the cache
 	resumed    bool  // --continue: pages of the earlier run are rewritten too
 }
 
@@ -88,6 +90,65 @@ func newestCacheTmp(dir string) string {
 
 type page struct{ url, path, mime string }
 
+// The cache lines naming a capture's WARC record (htcache.Meta.Extra).
+const (
+	xWARCDate          = "X-WARC-Date"
+	xWARCRecordID      = "X-WARC-Record-ID"
+	xWARCPayloadDigest = "X-WARC-Payload-Digest"
+)
+
+// warcLines are the X-WARC-* lines of a capture written to the WARC
+// stream: its own record, or for a revisit the record it refers to (so that
+// later revisits refer to the capture that holds the payload).
+func warcLines(cp *crawl.Capture) record.Header {
+	var h record.Header
+	add := func(n, v string) {
+		if v != "" {
+			h = append(h, record.Field{Name: n, Value: v})
+		}
+	}
+	if rv := cp.Revisit; rv != nil {
+		add(xWARCDate, rv.RefersToDate)
+		add(xWARCRecordID, rv.RefersTo)
+		add(xWARCPayloadDigest, rv.PayloadDigest)
+		return h
+	}
+	if cp.RecordID == "" {
+		return nil
+	}
+	add(xWARCDate, record.FormatDate(cp.Date, false))
+	add(xWARCRecordID, cp.RecordID)
+	add(xWARCPayloadDigest, cp.PayloadDigest)
+	return h
+}
+
+// revisitFor decides whether cp, fetched again by an update, revisits the
+// capture the previous run wrote (named in its cache entry): a 304 is a
+// server-not-modified revisit; a 200 whose payload digest is the earlier
+// one is an identical-payload-digest revisit (WARC 1.1 section 6.7).
+func (m *localMirror) revisitFor(cp *crawl.Capture) *crawl.Revisit {
+	m.mu.Lock()
+	e := m.oldEnts[cp.URL]
+	m.mu.Unlock()
+	if e == nil || e.Meta.StatusCode != 200 {
+		return nil
+	}
+	date, id, pd := e.Meta.Extra.Get(xWARCDate), e.Meta.Extra.Get(xWARCRecordID), e.Meta.Extra.Get(xWARCPayloadDigest)
+	if date == "" {
+		return nil // written by HTTrack, or without a WARC stream
+	}
+	rv := &crawl.Revisit{RefersTo: id, RefersToURI: cp.URL, RefersToDate: date, PayloadDigest: pd}
+	switch st := cp.Status(); {
+	case st == 304:
+		rv.Profile = crawl.ProfileServerNotModified
+	case st == 200 && cp.Truncated == "" && pd != "" && cp.PayloadDigest == pd:
+		rv.Profile = crawl.ProfileIdenticalPayloadDigest
+	default:
+		return nil
+	}
+	return rv
+}
+
 // prepared is a body decoded to a temporary file by prepare.
 type prepared struct {
 	tmp  string // relative to the mirror's folder
@@ -103,6 +164,13 @@ func (m *localMirror) prepare(cp *crawl.Capture) error {
 		return nil
 	}
 	st := cp.Status()
+	if m.warc && st == 200 && cp.Truncated == "" && !cp.Robots {
+		// kept in the cache, for the next run to recognise the payload
+		cp.PayloadDigest, _ = cp.BodyDigest()
+	}
+	if m.warc {
+		cp.Revisit = m.revisitFor(cp)
+	}
 	if !cp.Robots && (st < 200 || st > 299 || cp.Truncated != "") {
 		return nil
 	}
@@ -354,6 +422,9 @@ func (m *localMirror) save(cp *crawl.Capture) error {
 	}
 	st := cp.Status()
 	meta := metaOf(cp)
+	if m.warc {
+		meta.Extra = warcLines(cp)
+	}
 	switch {
 	case st == 304:
 		return m.keep(cp)

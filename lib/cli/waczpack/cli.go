@@ -407,20 +407,67 @@ func list(c *cli.Context, stdout io.Writer) error {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	asJSON := c.Bool("json")
-	return r.Captures(func(cp *wacz.Capture) error {
-		if asJSON {
-			return enc.Encode(captureJSON{cp.URLKey, cp.Timestamp, cp.URL, cp.Mime, cp.Status, cp.Digest, cp.Filename, cp.Offset, cp.Length})
+	// Captures come sorted by URL key: the captures of one URL are read
+	// as a group, so that each revisit is shown with the capture holding
+	// its payload (same URL, same digest).
+	var group []*wacz.Capture
+	missing := 0
+	flush := func() error {
+		orig := map[string]*wacz.Capture{}
+		for _, cp := range group {
+			if cp.Mime != "warc/revisit" && cp.Digest != "" && orig[cp.Digest] == nil {
+				orig[cp.Digest] = cp
+			}
 		}
-		st, mime := cp.Status, cp.Mime
-		if st == "" {
-			st = "-"
+		for _, cp := range group {
+			if asJSON {
+				if err := enc.Encode(captureJSON{cp.URLKey, cp.Timestamp, cp.URL, cp.Mime, cp.Status, cp.Digest, cp.Filename, cp.Offset, cp.Length}); err != nil {
+					return err
+				}
+				continue
+			}
+			st, mime, note := cp.Status, cp.Mime, ""
+			if st == "" {
+				st = "-"
+			}
+			if mime == "" {
+				mime = "-"
+			}
+			if cp.Mime == "warc/revisit" {
+				if o := orig[cp.Digest]; cp.Digest != "" && o != nil {
+					mime, note = o.Mime, " (revisit of "+o.Timestamp+")"
+					if mime == "" {
+						mime = "-"
+					}
+				} else {
+					missing++
+					note = " (revisit: original not in this archive)"
+				}
+			}
+			if _, err := fmt.Fprintf(bw, "%s %s %s %s%s\n", cp.Timestamp, st, mime, cp.URL, note); err != nil {
+				return err
+			}
 		}
-		if mime == "" {
-			mime = "-"
+		group = group[:0]
+		return nil
+	}
+	err = r.Captures(func(cp *wacz.Capture) error {
+		if len(group) > 0 && group[0].URLKey != cp.URLKey {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
-		_, err := fmt.Fprintf(bw, "%s %s %s %s\n", cp.Timestamp, st, mime, cp.URL)
-		return err
+		group = append(group, cp)
+		return nil
 	})
+	if err == nil {
+		err = flush()
+	}
+	if err == nil && missing > 0 {
+		bw.Flush()
+		err = fmt.Errorf("%s: %d revisit(s) whose original capture is not in the archive", name, missing)
+	}
+	return err
 }
 
 func get(c *cli.Context, stdout io.Writer) error {

@@ -53,7 +53,7 @@ func TestCreateValidateListGet(t *testing.T) {
 		t.Errorf("validate: %d %q %q", code, so, se)
 	}
 	so, _, code = run(t, nil, "ls", out)
-	want := "20170306040206 200 text/html http://example.com/\n20170306040348 200 warc/revisit http://example.com/\n"
+	want := "20170306040206 200 text/html http://example.com/\n20170306040348 200 text/html http://example.com/ (revisit of 20170306040206)\n"
 	if code != 0 || so != want {
 		t.Errorf("ls: %d\n%s\nwant\n%s", code, so, want)
 	}
