@@ -447,3 +447,31 @@ func TestWorkersS3(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateUnchangedBytes: an update of an unchanged 1000-page mirror
+// (every page answering If-Modified-Since with 304) re-sends at most 5% of
+// the first crawl's body bytes, and its WARC holds a revisit for every page.
+func TestUpdateUnchangedBytes(t *testing.T) {
+	mg := buildMirrorget(t)
+	s := sitetest.Start(t, sitetest.Options{Pages: 1000, Hosts: 1, PageSize: 2000})
+	dir := t.TempDir()
+	m := filepath.Join(dir, "m")
+	v1, v2 := filepath.Join(dir, "v1.warc.gz"), filepath.Join(dir, "v2.warc.gz")
+	if _, stderr, code := runBin(t, mg, "-q", "--format", "warc", "-O", m, "-o", v1, s.StartURL()); code != 0 {
+		t.Fatalf("first crawl: exit %d: %s", code, stderr)
+	}
+	first := s.BodyBytes()
+	s.ResetBodyBytes()
+	if _, stderr, code := runBin(t, mg, "-q", "--format", "warc", "-O", m, "-o", v2, s.StartURL()); code != 0 {
+		t.Fatalf("update: exit %d: %s", code, stderr)
+	}
+	again := s.BodyBytes()
+	p := sitetest.PagesInPartial(t, v2)
+	t.Logf("body bytes: first crawl %d, update %d (%.2f%%); update records: %v", first, again, 100*float64(again)/float64(first), p.Types)
+	if float64(again) > 0.05*float64(first) {
+		t.Errorf("the update re-sent %d of %d bytes, more than 5%%", again, first)
+	}
+	if p.Types["revisit"] < 1000 {
+		t.Errorf("%d revisit records for 1000 unchanged pages", p.Types["revisit"])
+	}
+}

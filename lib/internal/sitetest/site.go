@@ -97,18 +97,19 @@ type Site struct {
 	port  int
 	hosts []*host
 
-	mu       sync.Mutex
-	started  map[string]int // "h path" -> GETs received
-	fetched  map[string]int // "h path" -> GETs completed
-	total    int            // completed GETs of content URLs
-	changed  chan struct{}  // closed and replaced when total grows
-	fail     map[string]failure
-	gate     chan struct{} // nil unless paused
-	closed   bool
-	inflight int // over all hosts
-	maxInfl  int
-	open     int // connections over all hosts
-	maxOpen  int
+	mu        sync.Mutex
+	bodyBytes int64          // response body bytes sent to GETs
+	started   map[string]int // "h path" -> GETs received
+	fetched   map[string]int // "h path" -> GETs completed
+	total     int            // completed GETs of content URLs
+	changed   chan struct{}  // closed and replaced when total grows
+	fail      map[string]failure
+	gate      chan struct{} // nil unless paused
+	closed    bool
+	inflight  int // over all hosts
+	maxInfl   int
+	open      int // connections over all hosts
+	maxOpen   int
 }
 
 type failure struct{ n, status int }
@@ -500,12 +501,21 @@ func (s *Site) serve(h *host, w http.ResponseWriter, r *http.Request) {
 		status, body, ctype = http.StatusMethodNotAllowed, nil, "text/plain; charset=utf-8"
 	case isContent:
 		w.Header().Set("Last-Modified", lastModified)
+		if r.Header.Get("If-Modified-Since") == lastModified {
+			// unchanged since: a conditional request gets no body
+			status, body = http.StatusNotModified, nil
+		}
 	}
 	w.Header().Set("Content-Type", ctype)
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	if status != http.StatusNotModified {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
 	w.WriteHeader(status)
 	s.mu.Lock()
 	req.Status = status
+	if r.Method == http.MethodGet {
+		s.bodyBytes += int64(len(body))
+	}
 	s.mu.Unlock()
 	if r.Method == http.MethodHead {
 		body = nil
@@ -534,6 +544,21 @@ func (s *Site) serve(h *host, w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Unlock()
 	}
+}
+
+// BodyBytes is how many response body bytes the site sent to GETs (a 304
+// sends none).
+func (s *Site) BodyBytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bodyBytes
+}
+
+// ResetBodyBytes sets the count of BodyBytes back to zero.
+func (s *Site) ResetBodyBytes() {
+	s.mu.Lock()
+	s.bodyBytes = 0
+	s.mu.Unlock()
 }
 
 // sleep waits d, or until ctx is done (false).
