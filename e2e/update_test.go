@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arcport/arcport/lib/frontier/redistest"
 	"github.com/arcport/arcport/lib/record"
 )
 
@@ -193,4 +194,96 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestDedupIndex: with --dedup-index (the CDXJ of an earlier crawl) a
+// capture whose payload is already there, under another URL, is written as
+// an identical-payload-digest revisit naming that capture; so is a second
+// URL with the payload of a first one in the same crawl, and with the Redis
+// frontier the same across workers. waczpack get of such a revisit returns
+// the payload of the capture it names.
+func TestDedupIndex(t *testing.T) {
+	body := "<html><head><title>Shared</title></head><body>" + strings.Repeat("same bytes ", 50) + "</body></html>"
+	site := func(links ...string) *httptest.Server {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			if r.URL.Path == "/" {
+				for _, l := range links {
+					fmt.Fprintf(w, `<a href="%s">%s</a> `, l, l)
+				}
+				return
+			}
+			if r.URL.Path == "/robots.txt" {
+				http.NotFound(w, r)
+				return
+			}
+			fmt.Fprint(w, body)
+		}))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	one, two := site("x.html"), site("y.html", "z.html")
+	dir := t.TempDir()
+	c1, c2 := filepath.Join(dir, "c1.warc.gz"), filepath.Join(dir, "c2.warc.gz")
+	mg, wz := bin(t, "mirrorget"), bin(t, "waczpack")
+	if _, stderr, code := run(t, mg, nil, "-q", "--format", "warc", "-o", c1, one.URL+"/"); code != 0 {
+		t.Fatalf("crawl 1: exit %d: %s", code, stderr)
+	}
+	cdxj, stderr, code := run(t, wz, nil, "index", c1)
+	if code != 0 {
+		t.Fatalf("index: exit %d: %s", code, stderr)
+	}
+	idx := filepath.Join(dir, "c1.cdxj")
+	os.WriteFile(idx, cdxj, 0o644)
+	if _, stderr, code := run(t, mg, nil, "-q", "--format", "warc", "--dedup-index", idx, "-c", "1", "-o", c2, two.URL+"/"); code != 0 {
+		t.Fatalf("crawl 2: exit %d: %s", code, stderr)
+	}
+	var x *record.Record
+	for _, c := range readWARC(t, readFile(t, c1)) {
+		if c.rec.Header.Get(record.FieldTargetURI) == one.URL+"/x.html" && c.rec.Type() == record.Response {
+			x = c.rec
+		}
+	}
+	revisits := 0
+	for _, c := range readWARC(t, readFile(t, c2)) {
+		u := c.rec.Header.Get(record.FieldTargetURI)
+		if u != two.URL+"/y.html" && u != two.URL+"/z.html" || c.rec.Type() == record.Request {
+			continue
+		}
+		if c.rec.Type() != record.Revisit || c.rec.Header.Get(record.FieldProfile) != "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest" ||
+			c.rec.Header.Get(record.FieldRefersToTargetURI) != one.URL+"/x.html" || c.rec.Header.Get(record.FieldRefersToDate) != x.Header.Get(record.FieldDate) {
+			t.Errorf("%s: %s %v, want a revisit of %s", u, c.rec.Type(), c.rec.Header, one.URL+"/x.html")
+			continue
+		}
+		revisits++
+	}
+	if revisits != 2 {
+		t.Errorf("%d revisits in crawl 2, want 2", revisits)
+	}
+	wacz := filepath.Join(dir, "both.wacz")
+	if _, stderr, code := run(t, wz, nil, "-o", wacz, c1, c2); code != 0 {
+		t.Fatalf("waczpack: exit %d: %s", code, stderr)
+	}
+	if out, stderr, code := run(t, wz, nil, "get", wacz, two.URL+"/z.html"); code != 0 || string(out) != body {
+		t.Errorf("get of a revisit of another URL: exit %d, %q %s", code, out, stderr)
+	}
+
+	// the Redis frontier: the second URL with the payload of the first
+	srv := redistest.Start(t, redistest.Options{})
+	wd := filepath.Join(dir, "w")
+	if _, stderr, code := run(t, mg, nil, "-q", "--format", "warc", "-c", "1", "--frontier", "redis://"+srv.Addr+"/0", "--crawl-id", "dd", "--warc-dir", wd, two.URL+"/"); code != 0 {
+		t.Fatalf("redis crawl: exit %d: %s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(wd, "*.warc.gz"))
+	types := map[record.Type]int{}
+	for _, f := range files {
+		for _, c := range readWARC(t, readFile(t, f)) {
+			if u := c.rec.Header.Get(record.FieldTargetURI); strings.HasSuffix(u, "y.html") || strings.HasSuffix(u, "z.html") {
+				types[c.rec.Type()]++
+			}
+		}
+	}
+	if types[record.Response] != 1 || types[record.Revisit] != 1 {
+		t.Errorf("y and z through the Redis frontier: %v, want one response and one revisit", types)
+	}
 }

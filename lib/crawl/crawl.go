@@ -373,8 +373,9 @@ type Capture struct {
 	// earlier capture (WARC 1.1 section 6.7).
 	Revisit *Revisit
 	// RecordID and PayloadDigest are set by WARCRecords: the response (or
-	// revisit) record's WARC-Record-ID, and its payload digest
-	// ("sha1:BASE32" of the body as received), for the caller to keep.
+	// revisit) record's WARC-Record-ID (kept when already set), and its
+	// payload digest ("sha1:BASE32" of the body as received, when set
+	// before), for the caller to keep.
 	RecordID      string
 	PayloadDigest string
 

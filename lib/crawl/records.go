@@ -73,10 +73,14 @@ func (c *Capture) WARCRecords() (req, resp *record.Record) {
 		req.Header.Add(record.FieldContentLength, strconv.Itoa(len(c.Request)))
 		return req, nil
 	}
+	id := c.RecordID
+	if id == "" {
+		id = NewRecordID()
+	}
 	resp = &record.Record{
 		Header: record.Header{
 			{Name: record.FieldType, Value: string(record.Response)},
-			{Name: record.FieldRecordID, Value: NewRecordID()},
+			{Name: record.FieldRecordID, Value: id},
 			{Name: record.FieldDate, Value: date},
 			{Name: record.FieldTargetURI, Value: c.URL},
 		},

@@ -218,6 +218,18 @@ func (r *Redis) Renew(ctx context.Context, l *Lease) error {
 	return nil
 }
 
+// FirstDigest returns the value stored for payload digest d by the first
+// worker that captured it, or stores value and returns "" when this is the
+// first (one atomic step): deduplication across all workers of a crawl.
+// Key {C}:digests, a hash: digest -> value.
+func (r *Redis) FirstDigest(ctx context.Context, d, value string) (string, error) {
+	v, err := r.run(ctx, scDigest, "digest", d, value).Text()
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	return v, err
+}
+
 // Free implements Frontier.
 func (r *Redis) Free(ctx context.Context, l *Lease) error {
 	v, err := r.run(ctx, scFree, "free", l.ID).Int()

@@ -511,6 +511,11 @@ func (r *Reader) rangeOf(f *zip.File, off, n int64) (io.Reader, error) {
 // the blocks that can hold the key), else scanning the CDXJ files.
 // Revisit records are followed to the capture they refer to (same digest).
 func (r *Reader) Find(url string, ts time.Time) (*Capture, error) {
+	return r.find(url, ts, false)
+}
+
+// find is Find; nested is set when it looks for the original of a revisit.
+func (r *Reader) find(url string, ts time.Time, nested bool) (*Capture, error) {
 	key := surt.Key(url)
 	var cands []*Capture
 	collect := func(c *Capture) error {
@@ -531,7 +536,39 @@ func (r *Reader) Find(url string, ts time.Time) (*Capture, error) {
 			return nil, err
 		}
 	}
-	return pickCapture(cands, url, ts)
+	c, err := pickCapture(cands, url, ts)
+	var me *MissingOriginalError
+	if errors.As(err, &me) && me.revisit != nil && !nested {
+		// a revisit of another URL (deduplication by digest): the record
+		// names the capture it refers to
+		if orig := r.refersTo(me.revisit); orig != nil {
+			return orig, nil
+		}
+	}
+	return c, err
+}
+
+// refersTo finds the capture a revisit names with WARC-Refers-To-Target-URI
+// and WARC-Refers-To-Date, if it is in the archive with the same payload
+// digest.
+func (r *Reader) refersTo(rv *Capture) *Capture {
+	rec, err := r.Record(rv)
+	if err != nil {
+		return nil
+	}
+	u, d := rec.Header.Get(record.FieldRefersToTargetURI), rec.Header.Get(record.FieldRefersToDate)
+	if u == "" || d == "" {
+		return nil
+	}
+	t, err := record.ParseDate(d)
+	if err != nil {
+		return nil
+	}
+	orig, err := r.find(u, t, true)
+	if err != nil || orig.Mime == "warc/revisit" || orig.Digest != rv.Digest {
+		return nil
+	}
+	return orig
 }
 
 func pickCapture(cands []*Capture, url string, ts time.Time) (*Capture, error) {
@@ -568,7 +605,7 @@ func pickCapture(cands []*Capture, url string, ts time.Time) (*Capture, error) {
 				return orig, nil
 			}
 		}
-		return nil, &MissingOriginalError{URL: url, Timestamp: best.Timestamp, Digest: best.Digest}
+		return nil, &MissingOriginalError{URL: url, Timestamp: best.Timestamp, Digest: best.Digest, revisit: best}
 	}
 	return best, nil
 }
@@ -577,6 +614,7 @@ func pickCapture(cands []*Capture, url string, ts time.Time) (*Capture, error) {
 // (same URL, same payload digest) is not in the archive.
 type MissingOriginalError struct {
 	URL, Timestamp, Digest string
+	revisit                *Capture
 }
 
 func (e *MissingOriginalError) Error() string {

@@ -86,7 +86,7 @@ var valueFlags = map[string]bool{"O": true, "o": true, "format": true, "c": true
 	"http-user": true, "http-password": true, "netrc": true, "max-robots-size": true, "max-url-length": true,
 	"max-segment-repeat": true, "max-path-segments": true, "max-redirects": true,
 	"state": true, "frontier": true, "crawl-id": true, "lease": true, "worker": true, "warc-dir": true,
-	"warc-prefix": true, "warc-max-size": true, "warc-max-age": true, "max-connections": true}
+	"warc-prefix": true, "warc-max-size": true, "warc-max-age": true, "dedup-index": true, "max-connections": true}
 
 // App returns the urfave/cli application.
 func App() *cli.App {
@@ -145,6 +145,7 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.StringFlag{Name: "warc-prefix", Value: "mirrorget", Usage: "file name `PREFIX` for --warc-dir (default: the crawl id, else mirrorget)"},
 			&cli.StringFlag{Name: "warc-max-size", Value: "1g", Usage: "start a new --warc-dir file past `BYTES` (suffixes k, m, g)"},
 			&cli.DurationFlag{Name: "warc-max-age", Value: time.Minute, Usage: "with --warc-dir s3://: complete a file after `DURATION` (a capture is durable, and its URL done, only once its object is complete)"},
+			&cli.StringFlag{Name: "dedup-index", Usage: "with --format warc: a capture whose payload digest is that of a capture in the CDXJ `FILE` (or of an earlier one of this crawl; with --frontier, of any worker's) is written as an identical-payload-digest revisit"},
 			&cli.IntFlag{Name: "max-connections", Usage: "this worker's connections in total (`N`; default -c): -c then bounds each host"},
 			&cli.BoolFlag{Name: "status", Usage: "print the counters of the crawl named by --frontier/--crawl-id, --state or -O, and exit"},
 			&cli.BoolFlag{Name: "stop", Usage: "ask every worker of that crawl to finish what it fetches and exit, and exit"},
@@ -197,6 +198,7 @@ type Options struct {
 	WarcMaxSize int64         // --warc-max-size
 	WarcMaxAge  time.Duration // --warc-max-age
 	PerHost     int           // -c
+	DedupIndex  string        // --dedup-index
 	Status      bool          // --status
 	Stop        bool          // --stop
 }
@@ -210,6 +212,10 @@ func options(c *cli.Context) (*Options, error) {
 	o.State, o.Continue, o.Frontier, o.CrawlID = c.String("state"), c.Bool("continue"), c.String("frontier"), c.String("crawl-id")
 	o.Lease, o.Worker, o.WarcDir, o.Status, o.Stop = c.Duration("lease"), c.String("worker"), c.String("warc-dir"), c.Bool("status"), c.Bool("stop")
 	o.WarcPrefix, o.WarcMaxAge = c.String("warc-prefix"), c.Duration("warc-max-age")
+	o.DedupIndex = c.String("dedup-index")
+	if o.DedupIndex != "" && o.Format != "warc" {
+		return nil, cliutil.Usagef("--dedup-index writes revisit records: it needs --format warc")
+	}
 	if !c.IsSet("warc-prefix") && o.CrawlID != "" {
 		o.WarcPrefix = o.CrawlID
 	}
@@ -705,6 +711,27 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		}
 		return nil
 	})
+	// deduplication by payload digest across URLs: --dedup-index, and
+	// the Redis frontier's digests shared by all workers
+	if o.Format == "warc" && (st != nil || rot != nil) && (o.DedupIndex != "" || o.Frontier != "") {
+		base, err := loadDedupIndex(o.DedupIndex)
+		if err != nil {
+			return err
+		}
+		var dd deduper = base
+		if r, ok := fr.(*frontier.Redis); ok {
+			dd = &redisDedup{r: r, base: base}
+		}
+		prev := o.Crawl.Prepare
+		o.Crawl.Prepare = func(cp *crawl.Capture) error {
+			if prev != nil {
+				if err := prev(cp); err != nil {
+					return err
+				}
+			}
+			return dedupPrepare(ctx, dd, cp)
+		}
+	}
 	if fr != nil {
 		if len(rec) > 0 {
 			o.Crawl.Recovered = rec.has
