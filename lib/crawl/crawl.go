@@ -391,7 +391,8 @@ type Capture struct {
 	// BodyOffset is where the body starts in Response.
 	BodyOffset int64
 	// Truncated is the WARC-Truncated reason when the response is
-	// incomplete: "length" (MaxSize), "time" or "disconnect".
+	// incomplete: "length" (MaxSize, MaxSizeHTML, MaxSizeOther), "time"
+	// or "disconnect".
 	Truncated string
 	// Err is the network error that ended the fetch, if any (a capture
 	// with an error may still hold a partial Response).

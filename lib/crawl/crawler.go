@@ -522,7 +522,7 @@ func (c *Crawler) requestHeader(it *item, robots bool) record.Header {
 // fetch performs one exchange for it.
 func (c *Crawler) fetch(ctx context.Context, it *item, h *host, robots bool) (*exchange, *Spool) {
 	sp := newSpool(c.cfg.SpoolMemory, c.cfg.TempDir)
-	policy := c.cfg.bodyPolicy(it.key)
+	policy := c.cfg.policyFor(it.key)
 	if robots {
 		policy = func(*httpmsg.Head) (int64, string) { return c.cfg.MaxRobotsSize, "" }
 	}

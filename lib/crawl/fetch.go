@@ -253,8 +253,9 @@ const refusedDrain = 64 << 10
 
 // do sends a GET for u with the header fields hdr and reads the response
 // into sp. pace is called just before the request is written (politeness).
-// policy (nil: read every body whole) bounds the body or refuses it, in
-// which case the exchange holds the head only.
+// policy (nil: read every body whole) bounds the body or refuses it; a
+// refused response is not read past its head but for a short body (so
+// that the connection serves again), and ex.refused says why.
 func (f *fetcher) do(ctx context.Context, u *url.URL, hdr record.Header, pace func(context.Context) error, sp *Spool, policy bodyPolicy) *exchange {
 	for try := 0; ; try++ {
 		ex := f.once(ctx, u, hdr, pace, sp, policy, try > 0)

@@ -136,10 +136,10 @@ func (cfg *Config) mimeRefusal(mime string) string {
 	return ""
 }
 
-// bodyPolicy returns what the fetcher does with the body of a response to
+// policyFor returns what the fetcher does with the body of a response to
 // u once its head h is read: the size past which it is cut (0: no limit),
 // or why it is refused (not read, not kept).
-func (cfg *Config) bodyPolicy(u string) func(h *httpmsg.Head) (int64, string) {
+func (cfg *Config) policyFor(u string) bodyPolicy {
 	return func(h *httpmsg.Head) (int64, string) {
 		mime := h.MIME()
 		if filtered(h.StatusCode) {

@@ -75,7 +75,7 @@ func TestReadURLList(t *testing.T) {
 
 // filterSite serves a page linking a page, two images, a style sheet, a
 // small text file and a 1 MiB binary; the page c.html holds 3000 bytes
-// with a link at each end.
+// with a link at each end, and a.png again.
 func filterSite(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -88,7 +88,7 @@ func filterSite(t *testing.T) *httptest.Server {
 			io.WriteString(w, `<html><body><img src=b.gif>`+strings.Repeat(" ", 200)+`</body></html>`)
 		case "/c.html":
 			w.Header().Set("Content-Type", "text/html")
-			io.WriteString(w, `<html><body><a href=early.html>e</a>`+strings.Repeat(" ", 3000)+`<a href=late.html>l</a></body></html>`)
+			io.WriteString(w, `<html><body><a href=early.html>e</a><img src=a.png>`+strings.Repeat(" ", 3000)+`<a href=late.html>l</a></body></html>`)
 		case "/early.html", "/late.html":
 			w.Header().Set("Content-Type", "text/html")
 			io.WriteString(w, "<html><body>"+strings.Repeat("x", 200)+"</body></html>")
@@ -193,6 +193,9 @@ func TestMIMEFiltersBinary(t *testing.T) {
 				[]string{"/a.png (mime image/png)", "/b.gif (mime image/gif)", "/big.bin (mime application/octet-stream)", "/tiny.txt (mime text/plain)"}},
 			{"reject html", []string{"--reject-mime", "text/html"},
 				[]string{"/robots.txt"}, []string{"/ (mime text/html)"}},
+			{"scan rule", []string{"-*.png"}, // linked from two pages, shown once
+				[]string{"/", "/b.gif", "/b.html", "/big.bin", "/c.html", "/early.html", "/late.html", "/robots.txt", "/style.css", "/tiny.txt"},
+				[]string{"/a.png (filter -*.png)"}},
 		} {
 			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
 				dir := t.TempDir()
@@ -204,7 +207,7 @@ func TestMIMEFiltersBinary(t *testing.T) {
 				}
 				eq(t, "captured", paths(readWARC(t, out), srv.URL), tc.captured)
 				for _, s := range tc.skips {
-					if !strings.Contains(stderr, "skip "+srv.URL+s+"\n") {
+					if strings.Count(stderr, "skip "+srv.URL+s+"\n") != 1 {
 						t.Errorf("-v did not say skip %s:\n%s", s, stderr)
 					}
 				}
