@@ -121,6 +121,45 @@ type Config struct {
 	// DefaultConfig sets DefaultMaxSize); such captures carry Truncated
 	// "length" (WARC-Truncated: length).
 	MaxSize int64
+	// MaxSizeHTML and MaxSizeOther truncate, like MaxSize and besides it
+	// (the smaller limit applies), the bodies of HTML pages (text/html,
+	// application/xhtml+xml, and a page served without a type whose name
+	// ends in .html or .htm) and of everything else (HTTrack's -mN,N2;
+	// 0: no limit of that kind).
+	MaxSizeHTML  int64
+	MaxSizeOther int64
+	// MinSize drops successful (2xx) responses whose body is smaller than
+	// this many bytes, as received (without chunked framing, before
+	// content decoding): not handed to the sink, links not followed,
+	// reported to OnSkip (0: none dropped).
+	MinSize int64
+	// AcceptMIME and RejectMIME are media type patterns (see
+	// ParseMIMEPattern: "text/html", "image/*") decided on the
+	// Content-Type of successful (2xx but 204) responses, once the head is
+	// received: with AcceptMIME a response must match one of them, and it
+	// must match none of RejectMIME. A refused response is not read
+	// further, not handed to the sink and its links are not followed
+	// (reported to OnSkip as "mime TYPE"); without a Content-Type it is
+	// application/octet-stream. Links are found in HTML pages: refusing
+	// text/html ends the crawl at the start URLs.
+	AcceptMIME []string
+	RejectMIME []string
+	// MaxTime, MaxPages and MaxBytes end the crawl (0: no limit), Run
+	// then returning a *LimitError when URLs were left. MaxTime is counted
+	// from the start of Run; fetches under way then are cut and dropped,
+	// as on cancellation. MaxPages is the most captures handed to the
+	// sink that hold a response (of any status; robots.txt and network
+	// failures without a response not counted): the crawler never has
+	// more URLs under way than it may still capture, so a site with
+	// enough URLs gives exactly MaxPages. MaxBytes is a quota on the
+	// response bytes received (heads and bodies as on the wire,
+	// robots.txt, retries and refused responses included): once it is
+	// reached no fetch starts, and those under way finish (wget's
+	// --quota). With a Frontier the limits count this process's work in
+	// this run only, and the URLs not fetched stay queued.
+	MaxTime  time.Duration
+	MaxPages int
+	MaxBytes int64
 	// MaxRobotsSize is how much of a robots.txt body is received and read
 	// (zero: DefaultMaxRobotsSize, 500 KiB, as RFC 9309 2.5 allows); the
 	// rules read up to there are obeyed, and the capture carries Truncated
@@ -159,8 +198,9 @@ type Config struct {
 	// from an earlier run: they are sent as If-None-Match and
 	// If-Modified-Since so an unchanged resource comes back as 304.
 	Validators func(url string) (etag, lastModified string)
-	// OnSkip, when set, hears about queued URLs that were not fetched
-	// (robots.txt) and links that were refused, with the reason.
+	// OnSkip, when set, hears about queued URLs that were not captured,
+	// with the reason: "robots.txt", "mime TYPE" (AcceptMIME, RejectMIME),
+	// "size N < min-size M" (MinSize). Links refused are in Capture.Links.
 	OnSkip func(url, reason string)
 	// Resolve replaces DNS lookups (tests; /etc/hosts-like setups).
 	Resolve func(ctx context.Context, host string) ([]net.IP, error)
@@ -291,8 +331,9 @@ type Link struct {
 	Canonical string
 	// Taken reports that the URL is (or was already) queued for fetching.
 	Taken bool
-	// Reason says why the link was not taken (scope, depth, filter, trap:
-	// ..., redirects not followed, ...) or "duplicate" for a URL queued
+	// Reason says why the link was not taken (scope, depth, "filter
+	// -PATTERN" naming the scan rule, trap: ..., redirects not followed,
+	// ...) or "duplicate" for a URL queued
 	// before; "" for a newly queued URL.
 	Reason string
 }
@@ -350,7 +391,8 @@ type Capture struct {
 	// BodyOffset is where the body starts in Response.
 	BodyOffset int64
 	// Truncated is the WARC-Truncated reason when the response is
-	// incomplete: "length" (MaxSize), "time" or "disconnect".
+	// incomplete: "length" (MaxSize, MaxSizeHTML, MaxSizeOther), "time"
+	// or "disconnect".
 	Truncated string
 	// Err is the network error that ended the fetch, if any (a capture
 	// with an error may still hold a partial Response).
@@ -443,7 +485,13 @@ type Stats struct {
 	Failed  int   // of which ended by a network error
 	Queued  int   // URLs waiting
 	Active  int   // fetches under way
-	Skipped int   // queued URLs not fetched (robots.txt)
-	Bytes   int64 // response bytes received (as on the wire)
+	Skipped int   // queued URLs not captured (robots.txt, MIME type, MinSize)
+	Bytes   int64 // response bytes of the captures (as on the wire)
 	Started time.Time
+	// Pages counts the captures that count against MaxPages: those with
+	// a response, robots.txt not included.
+	Pages int
+	// Received counts every response byte received, retries and refused
+	// responses included (MaxBytes).
+	Received int64
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/temoto/robotstxt"
 
+	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/record"
 )
 
@@ -39,6 +40,8 @@ type Crawler struct {
 	stats    Stats
 	interval time.Duration
 	found    []*item // with a Frontier: links taken by decideLocked, to add
+	inPages  int     // URLs under way that may become pages (MaxPages)
+	limit    Limit   // the limit that stopped the crawl, if any
 
 	shared *sharedState
 	linkMu sync.Mutex // with a Frontier: one page's links at a time in found
@@ -142,6 +145,20 @@ func New(cfg Config, sink Sink) (*Crawler, error) {
 		}
 	}
 	cfg.Traps = cfg.Traps.withDefaults()
+	if cfg.MaxSizeHTML < 0 || cfg.MaxSizeOther < 0 || cfg.MinSize < 0 || cfg.MaxTime < 0 || cfg.MaxPages < 0 || cfg.MaxBytes < 0 {
+		return nil, errors.New("negative size or crawl limit")
+	}
+	for _, list := range []*[]string{&cfg.AcceptMIME, &cfg.RejectMIME} {
+		ps := make([]string, len(*list))
+		for i, p := range *list {
+			q, err := ParseMIMEPattern(p)
+			if err != nil {
+				return nil, err
+			}
+			ps[i] = q
+		}
+		*list = ps
+	}
 	if len(cfg.Seeds) == 0 {
 		return nil, errors.New("no start URL")
 	}
@@ -180,15 +197,17 @@ func (c *Crawler) Stats() Stats {
 	return s
 }
 
-// Run crawls until no URL is left, ctx is cancelled or the sink fails. A
-// cancelled crawl stops at once: fetches under way are abandoned and never
-// reach the sink, captures already handed over are complete. Run returns
-// ctx.Err() when cancelled, the sink's error, or nil.
-func (c *Crawler) Run(ctx context.Context) error {
+// Run crawls until no URL is left, ctx is cancelled, a limit of Config
+// (MaxTime, MaxPages, MaxBytes) is reached or the sink fails. A cancelled
+// crawl stops at once: fetches under way are abandoned and never reach the
+// sink, captures already handed over are complete. Run returns ctx's
+// cause when cancelled, the sink's error, a *LimitError when a limit ended
+// the crawl with URLs left, or nil.
+func (c *Crawler) Run(parent context.Context) error {
 	if c.cfg.Frontier != nil {
-		return c.runShared(ctx)
+		return c.runShared(parent)
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := c.crawlContext(parent)
 	defer cancel()
 	c.mu.Lock()
 	c.stats.Started = time.Now()
@@ -224,6 +243,9 @@ func (c *Crawler) Run(ctx context.Context) error {
 					cancel()
 				}
 				c.mu.Lock()
+				if it != robotsMarker && c.cfg.MaxPages > 0 {
+					c.inPages--
+				}
 				h.active--
 				c.active--
 				c.cond.Broadcast()
@@ -235,11 +257,54 @@ func (c *Crawler) Run(ctx context.Context) error {
 	c.f.closeIdle()
 	c.mu.Lock()
 	err := c.err
+	left := c.queued > 0
 	c.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	return context.Cause(ctx)
+	return c.ending(parent, ctx, left)
+}
+
+// errMaxTime is the cause of the crawl's context at Config.MaxTime.
+var errMaxTime = errors.New("crawl time limit")
+
+// crawlContext returns the context of the crawl's work: parent's,
+// cancelled at Config.MaxTime.
+func (c *Crawler) crawlContext(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	if c.cfg.MaxTime <= 0 {
+		return ctx, cancel
+	}
+	tctx, tcancel := context.WithTimeoutCause(ctx, c.cfg.MaxTime, errMaxTime)
+	return tctx, func() { tcancel(); cancel() }
+}
+
+// ending is what Run returns once its workers are over and no error
+// stopped it: parent's cause when it was cancelled, a *LimitError when a
+// limit stopped the crawl with URLs left, else nil.
+func (c *Crawler) ending(parent, ctx context.Context, left bool) error {
+	if parent.Err() != nil {
+		return context.Cause(parent)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if errors.Is(context.Cause(ctx), errMaxTime) {
+		// fetches were cut: something is left
+		c.limit, left = LimitTime, true
+	}
+	if c.limit != "" && left {
+		return &LimitError{Limit: c.limit}
+	}
+	c.limit = ""
+	return nil
+}
+
+// Limit returns the limit that ended the crawl, if Run returned a
+// *LimitError, else "".
+func (c *Crawler) Limit() Limit {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.limit
 }
 
 func (c *Crawler) fail(err error) {
@@ -288,6 +353,13 @@ func (c *Crawler) next() (*item, *host) {
 		if c.stopped {
 			return nil, nil
 		}
+		if c.noteLimitLocked(); c.limit != "" {
+			// the fetches under way finish; none starts
+			c.stopped = true
+			c.cond.Broadcast()
+			return nil, nil
+		}
+		full := c.pagesFullLocked()
 		now := time.Now()
 		var wake time.Time
 		soon := func(t time.Time) {
@@ -320,6 +392,9 @@ func (c *Crawler) next() (*item, *host) {
 			case robotsFetching:
 				continue
 			}
+			if full {
+				continue // until a URL under way ends without a page
+			}
 			if h.interval > 0 && now.Before(h.nextPick) {
 				soon(h.nextPick)
 				continue
@@ -337,6 +412,9 @@ func (c *Crawler) next() (*item, *host) {
 			h.active++
 			c.active++
 			c.queued--
+			if c.cfg.MaxPages > 0 {
+				c.inPages++
+			}
 			c.rr = idx + 1
 			return it, h
 		}
@@ -444,13 +522,18 @@ func (c *Crawler) requestHeader(it *item, robots bool) record.Header {
 // fetch performs one exchange for it.
 func (c *Crawler) fetch(ctx context.Context, it *item, h *host, robots bool) (*exchange, *Spool) {
 	sp := newSpool(c.cfg.SpoolMemory, c.cfg.TempDir)
-	maxSize := c.cfg.MaxSize
+	policy := c.cfg.policyFor(it.key)
 	if robots {
-		maxSize = c.cfg.MaxRobotsSize
+		policy = func(*httpmsg.Head) (int64, string) { return c.cfg.MaxRobotsSize, "" }
 	}
-	ex := c.f.do(ctx, it.u, c.requestHeader(it, robots), h.pace, sp, maxSize)
+	ex := c.f.do(ctx, it.u, c.requestHeader(it, robots), h.pace, sp, policy)
 	if ex.resp == nil {
 		sp.Close()
+	} else {
+		c.mu.Lock()
+		c.stats.Received += ex.resp.Size()
+		c.noteLimitLocked()
+		c.mu.Unlock()
 	}
 	if ex.head != nil && c.cfg.Jar != nil {
 		var cks []*http.Cookie
@@ -512,6 +595,10 @@ func (c *Crawler) emit(cp *Capture) error {
 	}
 	if cp.Response != nil {
 		c.stats.Bytes += cp.Response.Size()
+		if !cp.Robots {
+			c.stats.Pages++
+			c.noteLimitLocked()
+		}
 	}
 	c.mu.Unlock()
 	return err
@@ -588,6 +675,11 @@ func (c *Crawler) process(ctx context.Context, it *item, h *host) error {
 		}
 		return nil // interrupted: nothing half-done reaches the sink
 	}
+	if r := c.refusal(ex); r != "" {
+		sp.Close()
+		c.skip(it.key, r)
+		return nil
+	}
 	if again, delay := c.retryable(ex); again && it.attempt < c.cfg.Retries {
 		if sp != nil {
 			sp.Close()
@@ -615,6 +707,15 @@ func (c *Crawler) process(ctx context.Context, it *item, h *host) error {
 		c.addLinks(it, cp)
 	}
 	return c.emit(cp)
+}
+
+// refusal returns why the response of ex is not kept (MIME type, MinSize),
+// or "". A refused response is complete, so there is nothing to retry.
+func (c *Crawler) refusal(ex *exchange) string {
+	if ex.refused != "" {
+		return ex.refused
+	}
+	return c.cfg.sizeRefusal(ex)
 }
 
 // cutByLimit reports an exchange cut by MaxRequestTime or MinRate.
@@ -664,9 +765,9 @@ func (c *Crawler) decideLocked(it *item, l *Link) {
 		l.Reason = r
 		return
 	}
-	fd := c.cfg.Filters.Decide(key)
+	fd, rule := c.cfg.Filters.decide(key)
 	if fd < 0 {
-		l.Reason = "filter"
+		l.Reason = "filter -" + rule.Pattern
 		return
 	}
 	in := fd > 0 || c.scope.Contains(u)

@@ -11,6 +11,12 @@
 //     bodies cut after 1 GiB (MaxSize, recorded WARC-Truncated: length),
 //     robots.txt received and read up to 500 KiB (MaxRobotsSize), at most
 //     10 redirects in a row (MaxRedirects);
+//   - filters on content and crawl limits (limit.go): MIME type patterns
+//     decided on each response's head (AcceptMIME, RejectMIME), bodies cut
+//     by kind (MaxSizeHTML, MaxSizeOther) or dropped when small (MinSize),
+//     and a crawl ended cleanly by time, captures or bytes received
+//     (MaxTime, MaxPages, MaxBytes: Run returns a *LimitError, and with a
+//     Frontier the URLs not fetched stay queued for a later run);
 //   - robots.txt (github.com/temoto/robotstxt, RFC 9309) fetched and
 //     recorded before any other request to a host;
 //   - a fetcher that speaks HTTP/1.1 itself so that the request recorded is

@@ -233,6 +233,7 @@ type exchange struct {
 	start     time.Time
 	end       time.Time
 	truncated string // WARC-Truncated reason: length, time, disconnect
+	refused   string // why the body policy refused the response (its body unread)
 	err       error
 	sent      bool // the request was written
 }
@@ -242,11 +243,22 @@ type exchange struct {
 // on a fresh connection.
 var errStale = errors.New("stale keep-alive connection")
 
+// bodyPolicy says, from a response head, how many body bytes are read
+// before the body is cut (0: no limit), or why the response is refused.
+type bodyPolicy func(h *httpmsg.Head) (maxSize int64, refused string)
+
+// refusedDrain is the most body bytes read of a refused response so that
+// its connection is kept; a longer body closes the connection.
+const refusedDrain = 64 << 10
+
 // do sends a GET for u with the header fields hdr and reads the response
 // into sp. pace is called just before the request is written (politeness).
-func (f *fetcher) do(ctx context.Context, u *url.URL, hdr record.Header, pace func(context.Context) error, sp *Spool, maxSize int64) *exchange {
+// policy (nil: read every body whole) bounds the body or refuses it; a
+// refused response is not read past its head but for a short body (so
+// that the connection serves again), and ex.refused says why.
+func (f *fetcher) do(ctx context.Context, u *url.URL, hdr record.Header, pace func(context.Context) error, sp *Spool, policy bodyPolicy) *exchange {
 	for try := 0; ; try++ {
-		ex := f.once(ctx, u, hdr, pace, sp, maxSize, try > 0)
+		ex := f.once(ctx, u, hdr, pace, sp, policy, try > 0)
 		if errors.Is(ex.err, errStale) && try < 2 && ctx.Err() == nil {
 			continue
 		}
@@ -254,7 +266,7 @@ func (f *fetcher) do(ctx context.Context, u *url.URL, hdr record.Header, pace fu
 	}
 }
 
-func (f *fetcher) once(ctx context.Context, u *url.URL, hdr record.Header, pace func(context.Context) error, sp *Spool, maxSize int64, fresh bool) *exchange {
+func (f *fetcher) once(ctx context.Context, u *url.URL, hdr record.Header, pace func(context.Context) error, sp *Spool, policy bodyPolicy, fresh bool) *exchange {
 	ex := &exchange{}
 	wc, err := f.getConn(ctx, u, fresh)
 	if err != nil {
@@ -321,8 +333,21 @@ func (f *fetcher) once(ctx context.Context, u *url.URL, hdr record.Header, pace 
 	ex.bodyOff = consumed()
 
 	budget := int64(-1)
-	if maxSize > 0 {
-		budget = maxSize
+	if policy != nil {
+		maxSize, refused := policy(head)
+		if refused != "" {
+			// the body is not wanted: a short one is read past so that
+			// the connection serves again, a longer one closes it
+			ex.refused = refused
+			closeDelimited, err := readBody(br, head, refusedDrain, func() int64 { return consumed() - ex.bodyOff })
+			ex.end = time.Now()
+			sp.truncate(consumed()) // (counted as received, never recorded)
+			reuse = err == nil && wc.cr.recErr == nil && !closeDelimited && br.Buffered() == 0 && keepAlive(head) && ctx.Err() == nil
+			return ex
+		}
+		if maxSize > 0 {
+			budget = maxSize
+		}
 	}
 	closeDelimited, err := readBody(br, head, budget, func() int64 { return consumed() - ex.bodyOff })
 	ex.end = time.Now()

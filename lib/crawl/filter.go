@@ -233,13 +233,19 @@ func ParseFilters(rules []string) (Filters, error) {
 // Decide returns +1 when the last rule matching u includes it, -1 when it
 // excludes it, and 0 when no rule matches.
 func (fs Filters) Decide(u string) int {
+	d, _ := fs.decide(u)
+	return d
+}
+
+// decide is Decide, also returning the rule that decided (nil for 0).
+func (fs Filters) decide(u string) (int, *Filter) {
 	for i := len(fs) - 1; i >= 0; i-- {
 		if fs[i].Match(u) {
 			if fs[i].Include {
-				return 1
+				return 1, &fs[i]
 			}
-			return -1
+			return -1, &fs[i]
 		}
 	}
-	return 0
+	return 0, nil
 }

@@ -48,6 +48,8 @@ type sharedState struct {
 	pending []doneReq     // captured, waiting for a Commit
 	kick    chan struct{}
 	errOnce sync.Once
+	halt    chan struct{} // closed once a limit says no URL is to be taken
+	halted  sync.Once
 	warned  time.Time
 	lost    int // leases that expired under this process
 }
@@ -169,11 +171,17 @@ func (c *Crawler) runShared(parent context.Context) error {
 	_, mem := c.cfg.Frontier.(*frontier.Memory)
 	_, bolt := c.cfg.Frontier.(*frontier.Bolt)
 	s := &sharedState{volatile: mem || bolt, f: c.cfg.Frontier, worker: c.cfg.Worker, lease: c.cfg.Lease, poll: c.cfg.Poll,
-		wake: make(chan struct{}), kick: make(chan struct{}, 1)}
+		wake: make(chan struct{}), kick: make(chan struct{}, 1), halt: make(chan struct{})}
 	c.shared = s
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancel := c.crawlContext(parent)
 	defer cancel()
 	s.ctx = ctx
+	stopWait := context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.cond.Broadcast() // admit waits on it
+		c.mu.Unlock()
+	})
+	defer stopWait()
 	c.mu.Lock()
 	c.stats.Started = time.Now()
 	c.mu.Unlock()
@@ -213,9 +221,18 @@ func (c *Crawler) runShared(parent context.Context) error {
 		go func() {
 			defer wg.Done()
 			for {
+				if !c.admit(ctx) {
+					return
+				}
 				l, err := c.nextLease(ctx)
+				if err == nil && c.halting() {
+					// a limit was reached while this worker waited
+					c.release(l, l.Entry, false)
+					err = errHalted
+				}
 				if err != nil {
-					if errors.Is(err, frontier.ErrOver) || errors.Is(err, frontier.ErrStopped) || ctx.Err() != nil {
+					c.unadmit()
+					if errors.Is(err, frontier.ErrOver) || errors.Is(err, frontier.ErrStopped) || errors.Is(err, errHalted) || ctx.Err() != nil {
 						return
 					}
 					c.fail(err)
@@ -232,6 +249,7 @@ func (c *Crawler) runShared(parent context.Context) error {
 				c.mu.Lock()
 				c.active--
 				c.mu.Unlock()
+				c.unadmit()
 			}
 		}()
 	}
@@ -242,11 +260,67 @@ func (c *Crawler) runShared(parent context.Context) error {
 	c.f.closeIdle()
 	c.mu.Lock()
 	err := c.err
+	limited := c.limit != ""
 	c.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	return context.Cause(parent)
+	left := true
+	if limited && parent.Err() == nil {
+		// a limit reached as the last URL ended is no limit
+		octx, ocancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if over, err := s.f.Over(octx); err == nil && over {
+			left = false
+		}
+		ocancel()
+	}
+	return c.ending(parent, ctx, left)
+}
+
+// errHalted ends a worker once a limit of Config says no URL is to be taken.
+var errHalted = errors.New("crawl limit reached")
+
+// admit waits until this process may take another URL under the limits
+// of Config: false once a limit is reached (the workers then finish what
+// they hold and stop) or ctx is done. Each true is matched by an unadmit.
+func (c *Crawler) admit(ctx context.Context) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		if ctx.Err() != nil {
+			return false
+		}
+		if c.noteLimitLocked(); c.limit != "" {
+			return false
+		}
+		if !c.pagesFullLocked() {
+			if c.cfg.MaxPages > 0 {
+				c.inPages++
+			}
+			return true
+		}
+		c.cond.Wait() // for a URL under way to end
+	}
+}
+
+// unadmit ends what admit allowed.
+func (c *Crawler) unadmit() {
+	c.mu.Lock()
+	if c.cfg.MaxPages > 0 {
+		c.inPages--
+	}
+	c.cond.Broadcast()
+	c.mu.Unlock()
+}
+
+// halting reports that a limit says no URL is to be taken.
+func (c *Crawler) halting() bool {
+	select {
+	case <-c.shared.halt:
+		return true
+	default:
+		return false
+	}
 }
 
 // nextLease waits for a URL: Take, else sleep until it is due, until this
@@ -254,6 +328,9 @@ func (c *Crawler) runShared(parent context.Context) error {
 func (c *Crawler) nextLease(ctx context.Context) (*frontier.Lease, error) {
 	s := c.shared
 	for {
+		if c.halting() {
+			return nil, errHalted
+		}
 		wake := s.waitCh()
 		var l *frontier.Lease
 		var wait time.Duration
@@ -273,6 +350,9 @@ func (c *Crawler) nextLease(ctx context.Context) (*frontier.Lease, error) {
 		case <-ctx.Done():
 			t.Stop()
 			return nil, ctx.Err()
+		case <-s.halt:
+			t.Stop()
+			return nil, errHalted
 		case <-wake:
 			t.Stop()
 		case <-t.C:
@@ -459,6 +539,12 @@ func (c *Crawler) processLease(ctx context.Context, l *frontier.Lease) error {
 		}
 		stop()
 		c.release(l, l.Entry, true)
+		return nil
+	}
+	if r := c.refusal(ex); r != "" {
+		sp.Close()
+		c.skip(it.key, r)
+		c.finish(l, frontier.Fetched, stop)
 		return nil
 	}
 	if again, delay := c.retryable(ex); again && it.attempt < c.cfg.Retries {

@@ -49,6 +49,13 @@ var sharedTests = []struct {
 	{"Conditional", TestConditional},
 	{"HTTPSAndCrawlDelay", TestHTTPSAndCrawlDelay},
 	{"CookiesSent", TestCookiesSent},
+	{"MIMEFilters", TestMIMEFilters},
+	{"SizeLimitsByKind", TestSizeLimitsByKind},
+	{"MinSize", TestMinSize},
+	{"MaxPages", TestMaxPages},
+	{"MaxPagesRefused", TestMaxPagesRefused},
+	{"MaxBytes", TestMaxBytes},
+	{"MaxTime", TestMaxTime},
 }
 
 func runShared(t *testing.T, mk func(t *testing.T, cfg Config) frontier.Frontier) {

@@ -86,7 +86,9 @@ var valueFlags = map[string]bool{"O": true, "o": true, "format": true, "c": true
 	"http-user": true, "http-password": true, "netrc": true, "max-robots-size": true, "max-url-length": true,
 	"max-segment-repeat": true, "max-path-segments": true, "max-redirects": true,
 	"state": true, "frontier": true, "crawl-id": true, "lease": true, "worker": true, "warc-dir": true,
-	"warc-prefix": true, "warc-max-size": true, "warc-max-age": true, "dedup-index": true, "max-connections": true}
+	"warc-prefix": true, "warc-max-size": true, "warc-max-age": true, "dedup-index": true, "max-connections": true,
+	"accept-mime": true, "reject-mime": true, "max-size-html": true, "max-size-other": true, "min-size": true,
+	"i": true, "input-file": true, "max-time": true, "max-pages": true, "max-bytes": true}
 
 // App returns the urfave/cli application.
 func App() *cli.App {
@@ -125,9 +127,18 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.StringFlag{Name: "netrc", Usage: "read credentials for the start URLs' hosts from the netrc `FILE` (machine/default, login, password), sent to the start URLs' origins only"},
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "connect and idle timeout (HTTrack -T)"},
 			&cli.StringFlag{Name: "min-rate", Value: strconv.Itoa(crawl.DefaultMinRate), Usage: "traffic jam control (HTTrack -J): cut a transfer bringing less than `BYTES` per second over a --timeout period (suffixes k, m; 0: off)"},
-			&cli.DurationFlag{Name: "max-request-time", Value: crawl.DefaultMaxRequestTime, Usage: "cut a request lasting longer than `DURATION` from its sending, whatever its rate (0: no limit; HTTrack's -E --max-time bounds the whole mirror instead)"},
+			&cli.DurationFlag{Name: "max-request-time", Value: crawl.DefaultMaxRequestTime, Usage: "cut a request lasting longer than `DURATION` from its sending, whatever its rate (0: no limit; --max-time bounds the whole crawl)"},
 			&cli.IntFlag{Name: "retries", Value: 2, Usage: "retries after network errors, 429 and 5xx"},
 			&cli.StringFlag{Name: "max-size", Value: "1g", Usage: "truncate response bodies after `BYTES` (suffixes k, m, g; 0: no limit); a cut record is marked WARC-Truncated: length"},
+			&cli.StringFlag{Name: "max-size-html", Usage: "truncate HTML pages after `BYTES`, as --max-size does every body (HTTrack -mN,N2's N2; the smaller limit applies)"},
+			&cli.StringFlag{Name: "max-size-other", Usage: "truncate every body but HTML pages after `BYTES` (HTTrack -mN's N)"},
+			&cli.StringFlag{Name: "min-size", Usage: "do not write successful responses whose body is smaller than `BYTES` (nor follow their links), shown with -v"},
+			&cli.StringSliceFlag{Name: "accept-mime", Usage: "write only successful responses whose Content-Type matches `PATTERN` (text/html, image/*; repeatable): the others are not written nor their links followed, shown with -v; links are in pages, so add text/html to go past the start URLs"},
+			&cli.StringSliceFlag{Name: "reject-mime", Usage: "do not write responses whose Content-Type matches `PATTERN` (image/*; repeatable), nor follow their links; rejecting text/html stops the crawl at the start URLs"},
+			&cli.StringFlag{Name: "input-file", Aliases: []string{"i"}, Usage: "read start URLs from `FILE`, one a line (blank lines and # comments ignored; - for stdin; also s3:// or https://), besides the arguments"},
+			&cli.StringFlag{Name: "max-time", Usage: "stop the crawl after `DURATION` (90s, 1h30m, or seconds; HTTrack -E): fetches under way are cut, the output is closed whole, exit 0"},
+			&cli.IntFlag{Name: "max-pages", Usage: "stop the crawl after `N` captures (responses of any status written; robots.txt not counted), exit 0"},
+			&cli.StringFlag{Name: "max-bytes", Usage: "stop the crawl once `BYTES` of responses were received (HTTrack -M, wget --quota): no fetch starts then, those under way finish, exit 0"},
 			&cli.StringFlag{Name: "max-robots-size", Value: "500k", Usage: "receive and read at most `BYTES` of a robots.txt and obey the rules read up to there (RFC 9309 allows 500 KiB)"},
 			&cli.IntFlag{Name: "max-url-length", Value: crawl.DefaultTraps.MaxURLLength, Usage: "do not follow links whose URL is longer than `N` bytes, reported with -v (0: no limit)"},
 			&cli.IntFlag{Name: "max-segment-repeat", Value: crawl.DefaultTraps.MaxRepeat, Usage: "link-trap guard: do not follow links whose path holds one segment more than `N` times, reported with -v (0: no limit)"},
@@ -201,6 +212,8 @@ type Options struct {
 	DedupIndex  string        // --dedup-index
 	Status      bool          // --status
 	Stop        bool          // --stop
+
+	maxBytes string // --max-bytes as given, for messages
 }
 
 func options(c *cli.Context) (*Options, error) {
@@ -247,6 +260,13 @@ func options(c *cli.Context) (*Options, error) {
 	}
 	cfg := crawl.DefaultConfig()
 	cfg.Seeds = c.Args().Slice()
+	if f := c.String("input-file"); f != "" {
+		urls, err := readInputFile(f)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Seeds = append(cfg.Seeds, urls...)
+	}
 	if len(cfg.Seeds) == 0 && !o.Status && !o.Stop {
 		return nil, cliutil.Usagef("no start URL")
 	}
@@ -305,6 +325,9 @@ func options(c *cli.Context) (*Options, error) {
 	}
 	if cfg.MaxSize, err = ParseSize(c.String("max-size")); err != nil {
 		return nil, cliutil.Usagef("--max-size: %v", err)
+	}
+	if err := filterOptions(c, o, &cfg); err != nil {
+		return nil, err
 	}
 	if cfg.MaxRobotsSize, err = ParseSize(c.String("max-robots-size")); err != nil || cfg.MaxRobotsSize == 0 {
 		return nil, cliutil.Usagef("--max-robots-size: bad size %q", c.String("max-robots-size"))
@@ -668,7 +691,8 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	if o.Verbose {
 		o.Crawl.OnSkip = func(u, reason string) { fmt.Fprintf(stderr, "skip %s (%s)\n", u, reason) }
 	}
-	var firstFetchErr string // the first network error, for the exit reason
+	var firstFetchErr string      // the first network error, for the exit reason
+	filtered := map[string]bool{} // links refused by a scan rule, shown once with -v
 	sink := crawl.SinkFunc(func(cp *crawl.Capture) error {
 		if cp.Err != nil && firstFetchErr == "" {
 			firstFetchErr = fmt.Sprintf("%s: %v", cp.URL, cp.Err)
@@ -684,11 +708,19 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		if o.Verbose {
 			fmt.Fprintf(stderr, "%d %s %d %s\n", cp.Status(), cp.MIME(), sizeOf(cp), cp.URL)
 			for _, l := range cp.Links {
-				// links refused by a cap: the other refusals (scope,
-				// depth, filter) are the crawl's shape
-				if strings.HasPrefix(l.Reason, "trap: ") || l.Reason == "too many redirects" {
-					fmt.Fprintf(stderr, "skip %s (%s)\n", shorten(l.Canonical, 200), l.Reason)
+				// links refused by a cap or a scan rule: the other
+				// refusals (scope, depth) are the crawl's shape
+				switch {
+				case strings.HasPrefix(l.Reason, "filter "):
+					if filtered[l.Canonical] {
+						continue
+					}
+					filtered[l.Canonical] = true
+				case strings.HasPrefix(l.Reason, "trap: ") || l.Reason == "too many redirects":
+				default:
+					continue
 				}
+				fmt.Fprintf(stderr, "skip %s (%s)\n", shorten(l.Canonical, 200), l.Reason)
 			}
 		}
 		if rot != nil {
@@ -769,6 +801,10 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	if interrupted {
 		runErr = nil
 	}
+	var limit *crawl.LimitError
+	if errors.As(runErr, &limit) {
+		runErr = nil // a clean end: the output is whole, the state kept
+	}
 	var firstErr error
 	keep := func(err error) {
 		if err != nil && firstErr == nil {
@@ -819,6 +855,13 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	s := cr.Stats()
 	if !o.Quiet && (o.Verbose || interrupted) {
 		fmt.Fprintf(stderr, "mirrorget: %d captures (%d failed), %d bytes in %v\n", s.Done, s.Failed, s.Bytes, time.Since(s.Started).Round(time.Millisecond))
+	}
+	if limit != nil && !o.Quiet {
+		msg := limitMessage(o, limit.Limit, s)
+		if resumable {
+			msg += "; --continue carries the crawl on"
+		}
+		logf("%s", msg)
 	}
 	if firstErr != nil {
 		return firstErr

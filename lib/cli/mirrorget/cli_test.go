@@ -22,6 +22,10 @@ func TestSplitFilters(t *testing.T) {
 		{"mirrorget --header=X-A:b -o a.warc http://h/ -- -*.gif", "mirrorget --header=X-A:b -o a.warc http://h/ -- -*.gif"},
 		{"mirrorget http://h/ +www.example.com/*", "mirrorget --filter=+www.example.com/* http://h/"},
 		{"mirrorget -v -r 2 http://h/", "mirrorget -v -r 2 http://h/"},
+		{"mirrorget http://h/ --accept-mime image/* --reject-mime */x-* -*.gif", "mirrorget --accept-mime image/* --reject-mime */x-* --filter=-*.gif http://h/"},
+		{"mirrorget -i - --max-time 2s --max-pages 5 --max-bytes 1m", "mirrorget -i - --max-time 2s --max-pages 5 --max-bytes 1m"},
+		{"mirrorget http://h/ --input-file urls.txt --min-size 1k --max-size-html 1m --max-size-other 5m",
+			"mirrorget --input-file urls.txt --min-size 1k --max-size-html 1m --max-size-other 5m http://h/"},
 	}
 	for _, tt := range tests {
 		got := strings.Join(SplitFilters(strings.Fields(tt.in)), " ")
@@ -66,6 +70,15 @@ func TestUsageErrors(t *testing.T) {
 		{"mirrorget", "-c", "0", "http://127.0.0.1:1/"},
 		{"mirrorget", "--filter", "-mime:image/*", "http://127.0.0.1:1/"},
 		{"mirrorget", "-o", "/dev/null", "ftp://example.com/"},
+		{"mirrorget", "--accept-mime", "image", "http://127.0.0.1:1/"},
+		{"mirrorget", "--reject-mime", "text/html; charset=utf-8", "http://127.0.0.1:1/"},
+		{"mirrorget", "--min-size", "small", "http://127.0.0.1:1/"},
+		{"mirrorget", "--max-size-html", "-1", "http://127.0.0.1:1/"},
+		{"mirrorget", "--max-size-other", "1x", "http://127.0.0.1:1/"},
+		{"mirrorget", "--max-time", "soon", "http://127.0.0.1:1/"},
+		{"mirrorget", "--max-time", "-2s", "http://127.0.0.1:1/"},
+		{"mirrorget", "--max-pages", "-1", "http://127.0.0.1:1/"},
+		{"mirrorget", "--max-bytes", "lots", "http://127.0.0.1:1/"},
 	} {
 		app := App()
 		app.OnUsageError = nil
