@@ -420,6 +420,10 @@ type Capture struct {
 	// before), for the caller to keep.
 	RecordID      string
 	PayloadDigest string
+	// OnDurable, when set (by Prepare or the sink), is called once the
+	// capture is durable and its URL done in the Frontier (with a
+	// Frontier only): the place to publish what refers to its record.
+	OnDurable func()
 
 	parseLimit int64 // Config.ParseLimit of the crawl, 0 for the default
 }

@@ -55,6 +55,7 @@ type sharedState struct {
 }
 
 type doneReq struct {
+	after func() // Capture.OnDurable
 	l     *frontier.Lease
 	o     frontier.Outcome
 	stop  func()
@@ -410,6 +411,11 @@ func (c *Crawler) release(l *frontier.Lease, e frontier.Entry, interrupted bool)
 // before it takes another URL, so that at most Connections URLs are ever
 // leased and not done: all a kill can make the crawl fetch again.
 func (c *Crawler) finish(l *frontier.Lease, o frontier.Outcome, stop func()) {
+	c.finishThen(l, o, stop, nil)
+}
+
+// finishThen is finish, calling after once the URL is done.
+func (c *Crawler) finishThen(l *frontier.Lease, o frontier.Outcome, stop, after func()) {
 	s := c.shared
 	ch := make(chan struct{})
 	var epoch int64
@@ -417,7 +423,7 @@ func (c *Crawler) finish(l *frontier.Lease, o frontier.Outcome, stop func()) {
 		epoch = c.cfg.Epoch()
 	}
 	s.mu.Lock()
-	s.pending = append(s.pending, doneReq{l, o, stop, ch, epoch})
+	s.pending = append(s.pending, doneReq{after: after, l: l, o: o, stop: stop, ch: ch, epoch: epoch})
 	s.mu.Unlock()
 	select {
 	case s.kick <- struct{}{}:
@@ -484,6 +490,9 @@ func (c *Crawler) commitPending(final bool) {
 	for _, d := range batch {
 		err := c.call(ctx, "done", func() error { return s.f.Done(ctx, d.l, d.o) })
 		d.stop()
+		if err == nil && d.after != nil {
+			d.after()
+		}
 		close(d.ch)
 		switch {
 		case errors.Is(err, frontier.ErrLeaseLost):
@@ -610,7 +619,7 @@ func (c *Crawler) processLease(ctx context.Context, l *frontier.Lease) error {
 		}
 		return err
 	}
-	c.finish(l, o, stop)
+	c.finishThen(l, o, stop, cp.OnDurable) // set by Prepare or the sink
 	return nil
 }
 

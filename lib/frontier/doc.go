@@ -64,7 +64,7 @@
 //	{C}:leases        sorted set: lease id, score = expiry (ms)
 //	{C}:ldata         hash: lease id -> HOST \t score \t worker \t JSON
 //	{C}:freed         set of lease ids whose host connection Free gave back
-//	{C}:digests       hash: payload digest -> its first capture (FirstDigest)
+//	{C}:digests       hash: payload digest -> its first durable capture (Digest, SetDigest)
 //	{C}:seq, {C}:lseq counters of entries and leases
 //	{C}:robots:HOST   robots.txt body with a TTL
 //

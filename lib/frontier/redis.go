@@ -218,16 +218,22 @@ func (r *Redis) Renew(ctx context.Context, l *Lease) error {
 	return nil
 }
 
-// FirstDigest returns the value stored for payload digest d by the first
-// worker that captured it, or stores value and returns "" when this is the
-// first (one atomic step): deduplication across all workers of a crawl.
-// Key {C}:digests, a hash: digest -> value.
-func (r *Redis) FirstDigest(ctx context.Context, d, value string) (string, error) {
-	v, err := r.run(ctx, scDigest, "digest", d, value).Text()
+// Digest returns the value stored for payload digest d (by SetDigest), ""
+// if none: deduplication across all workers of a crawl. Key {C}:digests,
+// a hash: digest -> value.
+func (r *Redis) Digest(ctx context.Context, d string) (string, error) {
+	v, err := r.run(ctx, scDigest, "digest", d).Text()
 	if errors.Is(err, redis.Nil) {
 		return "", nil
 	}
 	return v, err
+}
+
+// SetDigest stores value for payload digest d unless one is there: call it
+// once the capture value names is durable, so that no revisit refers to a
+// record a killed worker never completed.
+func (r *Redis) SetDigest(ctx context.Context, d, value string) error {
+	return r.run(ctx, scSetDigest, "digest", d, value).Err()
 }
 
 // Free implements Frontier.

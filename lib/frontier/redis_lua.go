@@ -149,12 +149,13 @@ local exp = now + tonumber(ARGV[4])
 redis.call('ZADD', P..'leases', exp, ARGV[3])
 return exp`)
 
-	// ARGV: P, epoch, digest, value
+	// ARGV: P, epoch, digest
 	scDigest = redis.NewScript(luaPrelude + `
-local v = redis.call('HGET', P..'digests', ARGV[3])
-if v then return v end
-redis.call('HSET', P..'digests', ARGV[3], ARGV[4])
-return false`)
+return redis.call('HGET', P..'digests', ARGV[3])`)
+
+	// ARGV: P, epoch, digest, value
+	scSetDigest = redis.NewScript(luaPrelude + `
+return redis.call('HSETNX', P..'digests', ARGV[3], ARGV[4])`)
 
 	// ARGV: P, epoch, id
 	scFree = redis.NewScript(luaPrelude + `

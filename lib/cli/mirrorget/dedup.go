@@ -20,8 +20,9 @@ import (
 // shared by all workers. A capture whose payload was captured before is
 // written as an identical-payload-digest revisit (Heritrix, Browsertrix).
 type deduper interface {
-	// first returns the earlier capture of digest, or records e as its
-	// first and returns nil.
+	// first returns the earlier capture of digest, or nil; the memory
+	// deduper records e as its first at once, the Redis one once e is
+	// durable (Capture.OnDurable).
 	first(ctx context.Context, digest string, e dedupEntry) (*dedupEntry, error)
 }
 
@@ -128,11 +129,20 @@ func (d *redisDedup) first(ctx context.Context, digest string, e dedupEntry) (*d
 	if prev := d.base.m[digestKey(digest)]; prev.URL != "" {
 		return &prev, nil
 	}
-	v, err := d.r.FirstDigest(ctx, digestKey(digest), e.String())
+	v, err := d.r.Digest(ctx, digestKey(digest))
 	if err != nil || v == "" {
 		return nil, err
 	}
 	return parseDedupEntry(v), nil
+}
+
+// remember publishes e as the capture of digest once it is durable (a
+// worker killed before its S3 object is complete must leave no digest
+// that revisits would refer to).
+func (d *redisDedup) remember(digest string, e dedupEntry) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d.r.SetDigest(ctx, digestKey(digest), e.String())
 }
 
 // dedupPrepare makes cp, a 200 not already a revisit, an identical-payload-
@@ -160,6 +170,9 @@ func dedupPrepare(ctx context.Context, d deduper, cp *crawl.Capture) error {
 	if prev != nil {
 		cp.Revisit = &crawl.Revisit{Profile: crawl.ProfileIdenticalPayloadDigest, RefersTo: prev.ID,
 			RefersToURI: prev.URL, RefersToDate: prev.Date, PayloadDigest: cp.PayloadDigest}
+	} else if rd, ok := d.(*redisDedup); ok {
+		digest, e := cp.PayloadDigest, dedupEntry{URL: cp.URL, Date: record.FormatDate(cp.Date, false), ID: cp.RecordID}
+		cp.OnDurable = func() { rd.remember(digest, e) }
 	}
 	return nil
 }

@@ -116,7 +116,7 @@ func filterSite(t *testing.T) *httptest.Server {
 }
 
 // readWARC reads a WARC file strictly (any error fails t) and returns its
-// response records by target URI.
+// response and revisit records by target URI.
 func readWARC(t *testing.T, file string) map[string]*record.Record {
 	t.Helper()
 	f, err := os.Open(file)
@@ -140,7 +140,7 @@ func readWARC(t *testing.T, file string) map[string]*record.Record {
 		if _, err := io.Copy(io.Discard, rec.Block); err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
-		if rec.Type() == record.Response {
+		if rec.Type() == record.Response || rec.Type() == record.Revisit {
 			recs[rec.TargetURI()] = rec
 		}
 	}
