@@ -225,11 +225,11 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 		opts.Warn = func(s string) { fmt.Fprintln(stderr, s) }
 	}
 	if p := c.String("pages"); p != "" {
-		f, err := os.Open(p)
+		f, name, err := cliutil.OpenInput(p)
 		if err != nil {
 			return err
 		}
-		hdr, reqs, err := wacz.ParsePageList(f, p)
+		hdr, reqs, err := wacz.ParsePageList(f, name)
 		f.Close()
 		if err != nil {
 			return err
