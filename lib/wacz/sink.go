@@ -222,6 +222,10 @@ type tapper struct {
 	wg   sync.WaitGroup
 	mu   sync.Mutex
 	err  error
+
+	// the last commit sent (used by the sending goroutine only)
+	lastPart *ZipEntry
+	lastOff  int64
 }
 
 // tapItem is bytes to write, or a Commit of part at off.
@@ -286,8 +290,14 @@ func (t *tapper) write(p []byte) error {
 }
 
 // commit has the goroutine call part.Commit(off) once it has written what
-// it was given so far.
+// it was given so far. Only a commit checkpointEvery bytes past the last
+// one sent is sent (a Releaser is released at checkpoints only): one
+// wake-up of the goroutine per record would cost more than the hashing.
 func (t *tapper) commit(part *ZipEntry, off int64) {
+	if part == t.lastPart && off-t.lastOff < checkpointEvery {
+		return
+	}
+	t.lastPart, t.lastOff = part, off
 	t.wg.Add(1)
 	t.ch <- tapItem{part: part, off: off}
 }
