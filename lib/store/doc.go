@@ -95,8 +95,8 @@
 // addressed path-style (http://host/bucket/key), as MinIO, versitygw and
 // Ceph expect; Options.NoSignRequest reads public buckets anonymously like
 // the AWS CLI's --no-sign-request; Options.Endpoint and Options.Region
-// override the environment. Request checksums are sent only where S3
-// requires them.
+// override the environment. The SDK adds request checksums only where S3
+// requires them (the upload sends its parts' CRC32C itself, see Writing).
 //
 // # Errors
 //
