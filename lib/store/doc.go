@@ -46,13 +46,31 @@
 //
 // Nothing appears under the name before Commit. A local output is written
 // to a temporary file beside it and renamed at Commit. An s3:// output is a
-// streaming multipart upload (aws-sdk-go-v2's feature/s3/transfermanager)
-// of Options.PartSize parts (16 MiB; at least 5 MiB), Options.Concurrency
-// (2) in flight, so memory stays about (Concurrency+2) × PartSize whatever
-// the output's size; an output smaller than one part is sent with one
-// PutObject at Commit. Abort, or the context of Create ending, aborts the
-// multipart upload (with a fresh 30 s context if the write's context is
-// done), leaving no object and no incomplete upload.
+// streaming multipart upload of Options.PartSize parts (16 MiB; at least 5
+// MiB) made here on the SDK's S3 client (CreateMultipartUpload, UploadPart,
+// CompleteMultipartUpload, AbortMultipartUpload): Write fills one of at
+// most Concurrency+1 part buffers, made once and reused, and
+// Options.Concurrency (2) goroutines send the full ones, so memory stays
+// (Concurrency+1) × PartSize (Store.UploadMemory) whatever the output's
+// size, and Write waits while every buffer is full or in flight. An output
+// of at most one part is sent with one PutObject at Commit. Abort (also
+// from another goroutine, also during Commit), or the context of Create
+// ending, stops the parts in flight and aborts the multipart upload (with
+// a fresh 30 s context if the write's context is done), leaving no object
+// and no incomplete upload.
+//
+// Part and PutObject bodies are sent with UNSIGNED-PAYLOAD (the SDK's
+// v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware: the request is
+// still signed by the SDK, but the body is not hashed with SHA-256 for the
+// signature) and carry instead their CRC32C (x-amz-checksum-crc32c, a
+// signed header; hardware CRC over the buffer in memory): the upload is
+// created with ChecksumAlgorithm CRC32C, the server checks each part's
+// bytes against it (400 BadDigest on a mismatch, which is retried: the
+// part is still in memory) and CompleteMultipartUpload lists every part's
+// CRC32C and the total size (x-amz-mp-object-size). A server that ignores
+// these headers stores the bytes unverified beyond TCP's own checksum.
+// Failed requests are retried by the SDK's standard retryer (5xx,
+// SlowDown, dropped connections), the part re-sent from its buffer.
 //
 // After SIGKILL (or a crash, or a lost network) no abort can be sent, and
 // an incomplete multipart upload stays in the bucket, invisible to
@@ -77,8 +95,8 @@
 // addressed path-style (http://host/bucket/key), as MinIO, versitygw and
 // Ceph expect; Options.NoSignRequest reads public buckets anonymously like
 // the AWS CLI's --no-sign-request; Options.Endpoint and Options.Region
-// override the environment. Request checksums are sent only where S3
-// requires them.
+// override the environment. The SDK adds request checksums only where S3
+// requires them (the upload sends its parts' CRC32C itself, see Writing).
 //
 // # Errors
 //

@@ -57,6 +57,12 @@ func (s *Store) s3client(ctx context.Context) (*s3Client, error) {
 					o.MaxAttempts = s.opts.Retries + 1
 					o.RateLimiter = ratelimit.None
 					o.MaxBackoff = 32 * s.opts.RetryBase
+					// A part or object whose checksum the server
+					// found wrong was damaged on the way: its bytes
+					// are still in memory, sent again.
+					o.Retryables = append(o.Retryables, retry.RetryableErrorCode{
+						Codes: map[string]struct{}{"BadDigest": {}},
+					})
 				})
 			}),
 		}

@@ -59,8 +59,8 @@ type Options struct {
 	// one part are sent with a single PutObject at Commit.
 	PartSize int64
 	// Concurrency is how many parts are uploaded at once; 0 means
-	// DefaultConcurrency. Memory per output is about
-	// (Concurrency+2) × PartSize.
+	// DefaultConcurrency. The part buffers of an output take at most
+	// (Concurrency+1) × PartSize (UploadMemory).
 	Concurrency int
 	// BlockSize and CacheBlocks size the block cache of OpenAt: reads are
 	// made in aligned blocks of BlockSize bytes and the last CacheBlocks
@@ -173,6 +173,12 @@ func (s *Store) logf(format string, args ...any) {
 	if s.opts.Logf != nil {
 		s.opts.Logf(format, args...)
 	}
+}
+
+// UploadMemory returns the most memory the part buffers of one s3://
+// Writer take: (Concurrency+1) × PartSize, 48 MiB by default.
+func (s *Store) UploadMemory() int64 {
+	return int64(s.opts.Concurrency+1) * s.opts.PartSize
 }
 
 // Stats returns the requests sent and bytes received by s so far, over

@@ -112,6 +112,11 @@ func (s *archiveSink) Place(start, end int64) (string, int64, error) {
 	}
 	if s.tap == nil {
 		s.part.Commit(start - s.base)
+	} else {
+		// after the bytes before start, from the tap's goroutine: so a
+		// streamed output (tailfile) passes them on as it goes rather
+		// than keeping the whole part until it closes
+		s.tap.commit(s.part, start-s.base)
 	}
 	return s.lastPart, start - s.base, nil
 }
@@ -208,25 +213,45 @@ func (s *archiveSink) Close() error {
 func (s *archiveSink) Resources() []Resource { return s.done }
 
 // tapper writes the raw copy into the sink from its own goroutine, so
-// hashing (sha256, CRC-32) and writing the file run beside decoding.
+// hashing (sha256, CRC-32) and writing the file run beside decoding. It
+// also commits the part, in order with the writes.
 type tapper struct {
 	sink *archiveSink
-	ch   chan []byte
+	ch   chan tapItem
 	free chan []byte
 	wg   sync.WaitGroup
 	mu   sync.Mutex
 	err  error
+
+	// the last commit sent (used by the sending goroutine only)
+	lastPart *ZipEntry
+	lastOff  int64
+}
+
+// tapItem is bytes to write, or a Commit of part at off.
+type tapItem struct {
+	b    []byte
+	part *ZipEntry
+	off  int64
 }
 
 const tapChunk = 256 << 10
 
 func newTapper(sink *archiveSink) *tapper {
-	t := &tapper{sink: sink, ch: make(chan []byte, 16), free: make(chan []byte, 18)}
+	t := &tapper{sink: sink, ch: make(chan tapItem, 16), free: make(chan []byte, 18)}
 	go func() {
-		for b := range t.ch {
+		for it := range t.ch {
 			t.mu.Lock()
 			failed := t.err != nil
 			t.mu.Unlock()
+			if it.part != nil {
+				if !failed {
+					it.part.Commit(it.off)
+				}
+				t.wg.Done()
+				continue
+			}
+			b := it.b
 			if !failed {
 				if _, err := sink.Write(b); err != nil {
 					t.mu.Lock()
@@ -256,12 +281,25 @@ func (t *tapper) write(p []byte) error {
 		n := copy(b, p)
 		p = p[n:]
 		t.wg.Add(1)
-		t.ch <- b[:n]
+		t.ch <- tapItem{b: b[:n]}
 		t.sink.sent += int64(n)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.err
+}
+
+// commit has the goroutine call part.Commit(off) once it has written what
+// it was given so far. Only a commit checkpointEvery bytes past the last
+// one sent is sent (a Releaser is released at checkpoints only): one
+// wake-up of the goroutine per record would cost more than the hashing.
+func (t *tapper) commit(part *ZipEntry, off int64) {
+	if part == t.lastPart && off-t.lastOff < checkpointEvery {
+		return
+	}
+	t.lastPart, t.lastOff = part, off
+	t.wg.Add(1)
+	t.ch <- tapItem{part: part, off: off}
 }
 
 func (t *tapper) wait() error {

@@ -67,3 +67,61 @@ func TestCreateStreamed(t *testing.T) {
 		})
 	}
 }
+
+// writerFunc is an io.Writer calling a function.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestCreateStreamedAsItGoes: members copied as they are (the fast path,
+// whose bytes are written from a goroutine of their own) are passed on as
+// their records are placed, not all at once when the archive entry closes:
+// the window a tailfile.File keeps (in memory, then in a temporary file)
+// stays within the input's read-ahead (rawWindow) plus a checkpoint or two
+// for a 24 MB archive, and the output is still the file's.
+func TestCreateStreamedAsItGoes(t *testing.T) {
+	data := synthWARC(t, 1200, func(int) int { return 20000 })
+	in := input{"big.warc.gz", data}
+	opts := Options{Created: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}
+	path, _, err := buildWACZ(t, opts, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(path)
+
+	var out bytes.Buffer
+	var tf *tailfile.File
+	var maxWindow int64
+	passes := 0
+	tf = tailfile.New(writerFunc(func(p []byte) (int, error) {
+		// called by tf.Release, on the goroutine using tf
+		maxWindow = max(maxWindow, tf.Size()-int64(out.Len()))
+		passes++
+		return out.Write(p)
+	}), 1<<20, t.TempDir())
+	opts.TempDir = t.TempDir()
+	w, err := NewWriter(tf, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddInput(in.name, bytes.NewReader(in.data)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tf.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := w.Stats()
+	t.Logf("%d bytes of input (%d copied raw), WACZ %d bytes passed on in %d writes; largest window %d bytes", len(data), st.CopiedRaw, out.Len(), passes, maxWindow)
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("streamed WACZ (%d bytes) differs from the file (%d bytes)", out.Len(), len(want))
+	}
+	if st.CopiedRaw < int64(len(data))/2 {
+		t.Fatalf("fast path not taken: %+v", st)
+	}
+	if maxWindow > rawWindow+3*checkpointEvery {
+		t.Errorf("largest window %d bytes: the archive was held back", maxWindow)
+	}
+}

@@ -383,12 +383,12 @@ func options(c *cli.Context) (*Options, error) {
 		cfg.Proxy = u
 	}
 	if f := c.String("cookies"); f != "" {
-		r, err := os.Open(f)
+		r, name, err := cliutil.OpenInput(f)
 		if err != nil {
 			return nil, err
 		}
 		cfg.Jar = crawl.NewJar()
-		err = crawl.LoadCookies(cfg.Jar, r, f)
+		err = crawl.LoadCookies(cfg.Jar, r, name)
 		r.Close()
 		if err != nil {
 			return nil, err
@@ -422,11 +422,11 @@ func options(c *cli.Context) (*Options, error) {
 func credentials(c *cli.Context, seeds []string, creds []*crawl.Credential) (map[string]crawl.Credential, error) {
 	var nrc *crawl.Netrc
 	if f := c.String("netrc"); f != "" {
-		r, err := os.Open(f)
+		r, name, err := cliutil.OpenInput(f)
 		if err != nil {
 			return nil, err
 		}
-		nrc, err = crawl.ParseNetrc(r, f)
+		nrc, err = crawl.ParseNetrc(r, name)
 		r.Close()
 		if err != nil {
 			return nil, err

@@ -225,11 +225,11 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 		opts.Warn = func(s string) { fmt.Fprintln(stderr, s) }
 	}
 	if p := c.String("pages"); p != "" {
-		f, err := os.Open(p)
+		f, name, err := cliutil.OpenInput(p)
 		if err != nil {
 			return err
 		}
-		hdr, reqs, err := wacz.ParsePageList(f, p)
+		hdr, reqs, err := wacz.ParsePageList(f, name)
 		f.Close()
 		if err != nil {
 			return err
@@ -605,8 +605,9 @@ func index(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
 // createWACZ opens the output of create: a local file written under a
 // temporary name (renamed by Commit), or an s3:// upload that the zip is
 // streamed into in one pass, through a tailfile.File that keeps only the
-// bytes the writer may still withdraw (the record being copied, at most a
-// MiB more) and passes the rest on to the upload.
+// bytes the writer may still withdraw (those of records not yet indexed:
+// at most the input's read-ahead, 8 MiB, and a MiB more) and passes the
+// rest on to the upload.
 func createWACZ(out, tmpDir string) (cliutil.Output, wacz.ZipFile, error) {
 	if !cliutil.IsRemote(out) {
 		af, err := cliutil.CreateAtomic(out)

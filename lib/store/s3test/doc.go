@@ -7,8 +7,10 @@
 // Server.Kill, Run and Restart stop and start it again on the same port and
 // directory for fault tests; StartTLS serves https:// with a certificate of
 // a test CA (CAFile, for AWS_CA_BUNDLE). Proxy is a small reverse proxy in
-// front of the real server that counts requests and bytes and injects
-// faults (503 SlowDown answers, response bodies cut short).
+// front of the real server that counts and logs requests and bytes and
+// injects faults (503 SlowDown answers, response bodies cut short, request
+// bodies with a corrupted byte), on every request or on those a Match
+// selects (UploadPart, PutObject).
 //
 // It follows the Amazon S3 REST API as versitygw implements it; it is not a
 // fake: every request a test makes reaches the real gateway, or is answered

@@ -134,3 +134,51 @@ func TestStartTLS(t *testing.T) {
 		t.Errorf("CA file: %v", err)
 	}
 }
+
+// TestProxyMatch: SlowDownIf and CorruptIf apply to the requests a Match
+// selects only; a corrupted body has one byte, in the middle, inverted;
+// Log records every request with its fault.
+func TestProxyMatch(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(w, r.Body) // echo
+	}))
+	defer ts.Close()
+	p := NewProxy(t, ts.URL)
+	put := func(path string, body []byte) (int, []byte) {
+		req, _ := http.NewRequest(http.MethodPut, p.URL+path, strings.NewReader(string(body)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	body := []byte("0123456789")
+	p.SlowDownIf(1, UploadPart)
+	p.CorruptIf(1, PutObject)
+	if code, got := put("/b/k?partNumber=1&uploadId=u", body); code != 503 {
+		t.Errorf("UploadPart: %d %q", code, got)
+	}
+	if code, got := put("/b/k?partNumber=1&uploadId=u", body); code != 200 || string(got) != string(body) {
+		t.Errorf("UploadPart again: %d %q", code, got)
+	}
+	want := []byte("0123456789")
+	want[5] ^= 0xff
+	if code, got := put("/b/k?x-id=PutObject", body); code != 200 || string(got) != string(want) {
+		t.Errorf("PutObject: %d %q, want %q", code, got, want)
+	}
+	if _, got := put("/b/k", body); string(got) != string(body) {
+		t.Errorf("second PutObject: %q", got)
+	}
+	var faults []string
+	for _, r := range p.Log() {
+		faults = append(faults, r.Method+" "+r.Query+" "+r.Fault)
+	}
+	if g := strings.Join(faults, ", "); g != "PUT partNumber=1&uploadId=u SlowDown, PUT partNumber=1&uploadId=u , PUT x-id=PutObject Corrupt, PUT  " {
+		t.Errorf("log: %s", g)
+	}
+	if st := p.Stats(); st.Requests != 4 || st.Faults != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
