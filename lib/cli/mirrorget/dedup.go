@@ -3,6 +3,7 @@ package mirrorget
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -129,11 +130,28 @@ func (d *redisDedup) first(ctx context.Context, digest string, e dedupEntry) (*d
 	if prev := d.base.m[digestKey(digest)]; prev.URL != "" {
 		return &prev, nil
 	}
-	v, err := d.r.Digest(ctx, digestKey(digest))
-	if err != nil || v == "" {
-		return nil, err
+	// a Redis being restarted is waited for, as the crawler waits for
+	// its frontier
+	backoff := 50 * time.Millisecond
+	for {
+		v, err := d.r.Digest(ctx, digestKey(digest))
+		switch {
+		case err == nil && v == "":
+			return nil, nil
+		case err == nil:
+			return parseDedupEntry(v), nil
+		case errors.Is(err, frontier.ErrStateLost) || ctx.Err() != nil:
+			return nil, err
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 2*time.Second)
 	}
-	return parseDedupEntry(v), nil
 }
 
 // remember publishes e as the capture of digest once it is durable (a
@@ -161,7 +179,7 @@ func dedupPrepare(ctx context.Context, d deduper, cp *crawl.Capture) error {
 	if cp.RecordID == "" {
 		cp.RecordID = crawl.NewRecordID()
 	}
-	fctx, cancel := context.WithTimeout(ctx, time.Minute)
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	prev, err := d.first(fctx, cp.PayloadDigest, dedupEntry{URL: cp.URL, Date: record.FormatDate(cp.Date, false), ID: cp.RecordID})
 	if err != nil {
