@@ -74,6 +74,7 @@ type localMirror struct {
 	current map[string]bool     // local paths written or kept by this run
 	gone    map[string]*goneURL // URLs answering 404 or 410 whose earlier copy stands until finish
 	seedOK  bool                // a start URL answered (a redirect or a page, not an error)
+	kept    []string            // URLs whose earlier copy stands for want of an answer (5xx, network error...)
 	written int                 // files written by this run (pages, files, error pages)
 	purged  int                 // files removed or replaced by error pages at the end
 }
@@ -470,6 +471,7 @@ func (m *localMirror) save(cp *crawl.Capture) error {
 		// no response (the stream logged it)
 		m.hlog.printf(logError, "%q at link %s%s", errText(cp.Err), linkName(cp.URL), from(cp))
 		if e := m.goodOld(cp.URL); e != nil {
+			m.kept = append(m.kept, cp.URL)
 			return m.keepOld(cp.URL, e)
 		}
 		return nil
@@ -508,6 +510,7 @@ func (m *localMirror) save(cp *crawl.Capture) error {
 		case e != nil:
 			m.hlog.printf(logWarning, "previous copy of %s kept (%s)", linkName(cp.URL), keptWhy(cp))
 			m.discard(cp)
+			m.kept = append(m.kept, cp.URL)
 			return m.keepOld(cp.URL, e)
 		case isErrorPage(cp):
 			return m.saveFile(cp, meta)
@@ -872,7 +875,8 @@ func (s savedFiles) Lookup(u string) (string, bool) {
 // URLs that redirect now), folders left empty with them, each listed in
 // hts-log.txt as "Purging ..."; their cache entries are dropped, and links
 // to them are rewritten to the live URLs. A URL answering 404 or 410 gets
-// its error page in place of its old copy. Otherwise every file and cache
+// its error page in place of its old copy; what a page kept for want of an
+// answer links to is kept (keepLinked). Otherwise every file and cache
 // entry of the previous run is kept.
 func (m *localMirror) finish(complete bool) error {
 	var first error
@@ -931,6 +935,7 @@ func (m *localMirror) finish(complete bool) error {
 		}
 	}
 	if purging {
+		keep(m.keepLinked())
 		m.purge()
 	}
 	done := map[string]bool{}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/arcport/arcport/lib/crawl"
 	"github.com/arcport/arcport/lib/internal/safefs"
 )
 
@@ -56,6 +57,56 @@ func (m *localMirror) settleGone(purging bool) error {
 	}
 	m.gone = nil
 	return first
+}
+
+// keepLinked keeps the earlier copies of what the pages kept for want of an
+// answer link to, and so on through the pages kept so: the crawl could not
+// read the links of those pages, so what only they lead to was not reached
+// although it may well be on the site still (a hub page answering 503 must
+// not purge the pages below it). Only URLs the previous run saved are kept.
+func (m *localMirror) keepLinked() error {
+	queue := m.kept
+	n := 0
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		m.mu.Lock()
+		e := m.oldEnts[u]
+		m.mu.Unlock()
+		if e == nil || !e.Meta.InCache || crawl.Parser(e.Meta.ContentType, u) == nil {
+			continue
+		}
+		body, _, err := m.old.Body(e)
+		if err != nil {
+			return err
+		}
+		ls, err := crawl.ExtractFrom(crawl.NewDocReader(body, m.parseLimit), e.Meta.ContentType, u)
+		body.Close()
+		if err != nil {
+			m.logf("%s: links of the previous copy: %v", u, err)
+		}
+		for _, l := range ls {
+			k, err := crawl.Canonicalize(l.URL)
+			if err != nil || m.visited[k] {
+				continue
+			}
+			m.mu.Lock()
+			le := m.oldEnts[k]
+			m.mu.Unlock()
+			if le == nil || le.Meta.Save == "" || m.goodOld(k) == nil {
+				continue
+			}
+			if err := m.keepOld(k, le); err != nil {
+				return err
+			}
+			n++
+			queue = append(queue, k)
+		}
+	}
+	if n > 0 {
+		m.hlog.printf(logInfo, "%d previous copies kept: linked from pages kept for want of an answer", n)
+	}
+	return nil
 }
 
 // purge removes the files of the previous run that this run did not write
