@@ -89,6 +89,12 @@ func (s *purgeSite) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	if pg.status < 0 { // no answer: the connection is closed
+		if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			c.Close()
+		}
+		return
+	}
 	w.Header().Set("Content-Type", pg.ctype)
 	if pg.status == 200 {
 		lm := pg.mod.Format(http.TimeFormat)
@@ -634,5 +640,94 @@ func TestPurgeFlag(t *testing.T) {
 	app.Writer, app.ErrWriter = io.Discard, io.Discard
 	if err := app.Run([]string{"mirrorget", "--purge=sometimes", "-O", "d", "http://h/"}); err == nil {
 		t.Errorf("--purge=sometimes accepted")
+	}
+}
+
+// TestPurgeSiteDown: an update whose start URL answers 503 purges nothing,
+// as HTTrack restores a mirror whose start URLs all failed, though no page
+// was reached; a page that gets no answer at all keeps its copy too.
+func TestPurgeSiteDown(t *testing.T) {
+	s := newPurgeSite(t, siteV1())
+	dir := filepath.Join(t.TempDir(), "m")
+	out := filepath.Join(t.TempDir(), "x.arc.gz")
+	mirrorgetRun(t, "-O", dir, "-o", out, s.srv.URL+"/", s.srv.URL+"/c.html")
+	h := filepath.Join(dir, s.host)
+
+	down := siteV1()
+	down["/"] = errPage(503, "<p>down</p>")
+	down["/c.html"] = sitePage{status: -1}
+	s.set(down)
+	err := App().Run([]string{"mirrorget", "-q", "--retries", "0", "-O", dir, "-o", out, s.srv.URL + "/", s.srv.URL + "/c.html"})
+	t.Logf("update: %v", err)
+	log := readFile(t, filepath.Join(dir, "hts-log.txt"))
+	t.Logf("hts-log.txt:\n%s", log)
+	for f, want := range map[string]string{"index.html": "b.html", "a.html": "page A", "b.html": "page B", "c.html": "page C", "e.html": "page E", "img/pic.gif": "GIF89a"} {
+		mustExist(t, filepath.Join(h, f), want)
+	}
+	lacks(t, "hts-log.txt", log, "Purging")
+	contains(t, "hts-log.txt", log, "No start URL could be fetched: keeping all previously mirrored files",
+		"previous copy of "+strings.TrimPrefix(s.srv.URL, "http://")+"/ kept (answered 503 Service Unavailable)",
+		" at link "+strings.TrimPrefix(s.srv.URL, "http://")+"/c.html\n")
+	cache, err := htcache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache.Close()
+	for _, f := range []string{"", "b.html", "c.html", "img/pic.gif"} {
+		if e, err := cache.Find(s.srv.URL + "/" + f); err != nil || e.Meta.StatusCode != 200 {
+			t.Errorf("/%s: cache entry %v %+v", f, err, e)
+		}
+	}
+}
+
+// TestPurgeKeepsBelowFailedPage: a page answering 503 on an update keeps
+// its copy, and so do the pages only it links to (their links could not be
+// read from the site), down its old links; what is no longer linked from
+// anywhere is purged as usual.
+func TestPurgeKeepsBelowFailedPage(t *testing.T) {
+	v1 := map[string]sitePage{
+		"/":           htmlPage(`<a href="hub.html">hub</a> <a href="old.html">old</a>`),
+		"/hub.html":   htmlPage(`<a href="leaf.html">leaf</a>`),
+		"/leaf.html":  htmlPage(`<a href="deep.html">deep</a> <img src="leaf.gif">`),
+		"/leaf.gif":   {200, "image/gif", "GIF89a-leaf", time.Time{}},
+		"/deep.html":  htmlPage("<p>deep</p>"),
+		"/old.html":   htmlPage("<p>old</p>"),
+		"/other.html": htmlPage("<p>other</p>"),
+	}
+	s := newPurgeSite(t, v1)
+	dir := filepath.Join(t.TempDir(), "m")
+	out := filepath.Join(t.TempDir(), "x.arc.gz")
+	mirrorgetRun(t, "-O", dir, "-o", out, s.srv.URL+"/")
+	h := filepath.Join(dir, s.host)
+
+	v2 := map[string]sitePage{}
+	for k, v := range v1 {
+		v2[k] = v
+	}
+	v2["/"] = htmlPage(`<a href="hub.html">hub</a>`)
+	v2["/hub.html"] = errPage(503, "<p>busy</p>")
+	s.set(v2)
+	mirrorgetRun(t, "-O", dir, "-o", out, s.srv.URL+"/")
+	log := readFile(t, filepath.Join(dir, "hts-log.txt"))
+	t.Logf("hts-log.txt:\n%s", log)
+	for f, want := range map[string]string{"hub.html": "leaf.html", "leaf.html": "deep.html", "leaf.gif": "GIF89a", "deep.html": "deep"} {
+		mustExist(t, filepath.Join(h, f), want)
+	}
+	mustNotExist(t, filepath.Join(h, "old.html"))
+	contains(t, "hts-log.txt", log, "Purging "+filepath.Join(h, "old.html")+"\n",
+		"3 previous copies kept: linked from pages kept for want of an answer")
+	contains(t, "leaf.html", readFile(t, filepath.Join(h, "leaf.html")), `href="deep.html"`, `src="leaf.gif"`)
+	if s.hitCount("/leaf.html") != 1 {
+		t.Errorf("leaf.html fetched again")
+	}
+	cache, err := htcache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache.Close()
+	for _, f := range []string{"hub.html", "leaf.html", "leaf.gif", "deep.html"} {
+		if e, err := cache.Find(s.srv.URL + "/" + f); err != nil || e.Meta.StatusCode != 200 {
+			t.Errorf("%s: cache entry %v %+v", f, err, e)
+		}
 	}
 }
