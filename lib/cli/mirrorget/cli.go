@@ -56,6 +56,13 @@ func SplitFilters(args []string) []string {
 	var flags, rest []string
 	for i := 1; i < len(args); i++ {
 		a := args[i]
+		if a == "-X0" { // HTTrack's spelling of --purge=off
+			a = "--purge=off"
+		}
+		if (a == "-X" || a == "--purge" || a == "--purge-old") && i+1 < len(args) && isOnOff(args[i+1]) {
+			i++
+			a = "--purge=" + args[i] // "--purge off": not a start URL "off"
+		}
 		if a == "--" {
 			rest = append(rest, args[i:]...)
 			break
@@ -158,6 +165,8 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.DurationFlag{Name: "warc-max-age", Value: time.Minute, Usage: "with --warc-dir s3://: complete a file after `DURATION` (a capture is durable, and its URL done, only once its object is complete)"},
 			&cli.StringFlag{Name: "dedup-index", Usage: "with --format warc: a capture whose payload digest is that of a capture in the CDXJ `FILE` (or of an earlier one of this crawl; with --frontier, of any worker's) is written as an identical-payload-digest revisit"},
 			&cli.IntFlag{Name: "max-connections", Usage: "this worker's connections in total (`N`; default -c): -c then bounds each host"},
+			&cli.GenericFlag{Name: "purge", Aliases: []string{"X", "purge-old"}, Value: &onOff{on: true}, DefaultText: "on",
+				Usage: "with -O, an update removes the files of the previous run no longer on the site (404/410, not linked) and lists them in DIR/hts-log.txt, as HTTrack's -X; `off` (-X0) keeps them"},
 			&cli.BoolFlag{Name: "status", Usage: "print the counters of the crawl named by --frontier/--crawl-id, --state or -O, and exit"},
 			&cli.BoolFlag{Name: "stop", Usage: "ask every worker of that crawl to finish what it fetches and exit, and exit"},
 			&cli.BoolFlag{Name: "q", Usage: "quiet: no progress, no warnings"},
@@ -212,6 +221,7 @@ type Options struct {
 	DedupIndex  string        // --dedup-index
 	Status      bool          // --status
 	Stop        bool          // --stop
+	NoPurge     bool          // --purge=off (HTTrack -X0): an update keeps the files no longer on the site
 
 	maxBytes string // --max-bytes as given, for messages
 }
@@ -225,6 +235,9 @@ func options(c *cli.Context) (*Options, error) {
 	o.State, o.Continue, o.Frontier, o.CrawlID = c.String("state"), c.Bool("continue"), c.String("frontier"), c.String("crawl-id")
 	o.Lease, o.Worker, o.WarcDir, o.Status, o.Stop = c.Duration("lease"), c.String("worker"), c.String("warc-dir"), c.Bool("status"), c.Bool("stop")
 	o.WarcPrefix, o.WarcMaxAge = c.String("warc-prefix"), c.Duration("warc-max-age")
+	if v, ok := c.Generic("purge").(*onOff); ok {
+		o.NoPurge = !v.on
+	}
 	o.DedupIndex = c.String("dedup-index")
 	if o.DedupIndex != "" && o.Format != "warc" {
 		return nil, cliutil.Usagef("--dedup-index writes revisit records: it needs --format warc")
@@ -682,7 +695,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		mir.ctx = ctx
+		mir.ctx, mir.noPurge = ctx, o.NoPurge
 		mir.warc = o.Format == "warc" && (st != nil || rot != nil)
 		o.Crawl.Validators = mir.validators
 		o.Crawl.Extract = mir.extract
@@ -813,7 +826,14 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	}
 	keep(runErr)
 	if mir != nil {
-		keep(mir.finish())
+		// an update purges only after a crawl that ran to its end (not
+		// stopped by a signal, --stop or a --max-* limit)
+		complete := runErr == nil && !interrupted && limit == nil
+		if complete && fr != nil {
+			over, err := fr.Over(context.Background())
+			complete = err == nil && over
+		}
+		keep(mir.finish(complete))
 	}
 	if st != nil {
 		keep(st.close())

@@ -67,6 +67,26 @@ type localMirror struct {
 	parseLimit int64 // crawl.Config.ParseLimit: pages are read up to there
 	warc       bool  // a WARC stream is written: revisits, and X-WARC-* lines in the cache
 	resumed    bool  // --continue: pages of the earlier run are rewritten too
+
+	// Purge (HTTrack -X) and error pages: see finish.
+	noPurge bool                // --purge=off: an update keeps files no longer on the site
+	hlog    *htsLog             // DIR/hts-log.txt
+	current map[string]bool     // local paths written or kept by this run
+	gone    map[string]*goneURL // URLs answering 404 or 410 whose earlier copy stands until finish
+	seedOK  bool                // a start URL answered (a redirect or a page, not an error)
+	kept    []string            // URLs whose earlier copy stands for want of an answer (5xx, network error...)
+	written int                 // files written by this run (pages, files, error pages)
+	purged  int                 // files removed or replaced by error pages at the end
+}
+
+// goneURL is a URL the previous run saved that answers 404 or 410 now:
+// finish replaces its copy by the error page (or removes it) when the run
+// purges, and keeps it otherwise.
+type goneURL struct {
+	meta *htcache.Meta
+	body *prepared // the error page, nil when none is saved (a start URL, a cut body)
+	ct   string    // Content-Type of the error page
+	mime string
 }
 
 // newestCacheTmp is the newest temporary cache a killed run left in
@@ -171,7 +191,7 @@ func (m *localMirror) prepare(cp *crawl.Capture) error {
 	if m.warc {
 		cp.Revisit = m.revisitFor(cp)
 	}
-	if !cp.Robots && (st < 200 || st > 299 || cp.Truncated != "") {
+	if !cp.Robots && (st < 200 || st > 299 && !isErrorPage(cp) || cp.Truncated != "") {
 		return nil
 	}
 	p, warning, err := m.spoolBody(cp)
@@ -219,7 +239,7 @@ func (m *localMirror) body(cp *crawl.Capture) (*prepared, error) {
 func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any), resume bool) (*localMirror, error) {
 	m := &localMirror{ctx: context.Background(), dir: dir, namer: mirror.NewNamer(nil), logf: logf,
 		oldEnts: map[string]*htcache.Entry{}, saved: map[string]bool{}, visited: map[string]bool{}, dirs: map[string]bool{},
-		parseLimit: cfg.ParseLimit()}
+		current: map[string]bool{}, gone: map[string]*goneURL{}, parseLimit: cfg.ParseLimit()}
 	for _, s := range cfg.Seeds {
 		if u, err := crawl.Canonicalize(s); err == nil {
 			m.seeds = append(m.seeds, u)
@@ -236,9 +256,18 @@ func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any), resume
 	opened := false
 	defer func() {
 		if !opened {
+			m.hlog.close("stopped")
 			root.Close()
 		}
 	}()
+	// HTTrack's log, written anew at each run
+	logF, err := root.Create(relLog)
+	if safefs.Refused(err) {
+		m.refuse(filepath.Join(dir, relLog), err)
+	} else if err != nil {
+		return nil, err
+	}
+	m.hlog = newHTSLog(logF, m.seeds)
 	cacheDir := filepath.Join(dir, "hts-cache")
 	oldZip := filepath.Join(cacheDir, "old.zip")
 	err = root.MkdirAll("hts-cache", 0o755)
@@ -311,10 +340,11 @@ func openMirror(dir string, cfg *crawl.Config, logf func(string, ...any), resume
 	return m, nil
 }
 
-// The cache files, relative to the mirror's folder.
+// The cache files and the log, relative to the mirror's folder.
 const (
 	relNewZip = "hts-cache/new.zip"
 	relOldZip = "hts-cache/old.zip"
+	relLog    = "hts-log.txt"
 )
 
 // refuse reports a path refused by the root (what names the URL or the
@@ -355,7 +385,10 @@ func (m *localMirror) loadOld(p string) error {
 			continue
 		}
 		m.oldEnts[key] = e
-		if e.Meta.Save == "" {
+		if e.Meta.Save == "" || e.Meta.StatusCode >= 400 {
+			// an error page keeps no name: saved again, or the URL's
+			// page once it is back, it is named from what it is then
+			// (an image is not kept under the .html of its 404 page)
 			continue
 		}
 		if err := m.namer.Seed(key, e.Meta.Save); err != nil {
@@ -415,12 +448,38 @@ func isPage(mimeType, u string) bool {
 	return k == "html" || k == "css" || k == "js"
 }
 
+// isErrorPage reports whether the body of cp is saved as an error page,
+// as HTTrack saves one (its -o, on by default): a whole 4xx or 5xx answer
+// to a link, not to a start URL nor a robots.txt.
+func isErrorPage(cp *crawl.Capture) bool {
+	return cp.Status() >= 400 && cp.Truncated == "" && cp.Via != "" && !cp.Robots
+}
+
 // save handles one capture: the mirror file and the cache entry.
+//
+// A URL whose earlier copy is in the mirror keeps it when this run gets no
+// whole answer (a network error, a cut body) or an error that may pass
+// (5xx, 403, 429...). When it answers 404 or 410 the copy is gone: finish
+// replaces it by the error page, or removes it, if the run purges (see
+// finish), and keeps it otherwise. Other errors to links are saved as error
+// pages, named from their Content-Type as HTTrack names them (a missing
+// logo.gif answered with an HTML page is logo.html), and links to them are
+// rewritten to the local copy.
 func (m *localMirror) save(cp *crawl.Capture) error {
+	seed := cp.Via == "" && !cp.Robots
 	if cp.Response == nil || cp.Head == nil {
-		return nil // no response: nothing to keep (the stream logged it)
+		// no response (the stream logged it)
+		m.hlog.printf(logError, "%q at link %s%s", errText(cp.Err), linkName(cp.URL), from(cp))
+		if e := m.goodOld(cp.URL); e != nil {
+			m.kept = append(m.kept, cp.URL)
+			return m.keepOld(cp.URL, e)
+		}
+		return nil
 	}
 	st := cp.Status()
+	if seed && st < 400 {
+		m.seedOK = true
+	}
 	meta := metaOf(cp)
 	if m.warc {
 		meta.Extra = warcLines(cp)
@@ -441,11 +500,87 @@ func (m *localMirror) save(cp *crawl.Capture) error {
 			}
 		}
 	}
-	m.unsave(cp.URL)
-	if p, ok := cp.Value.(*prepared); ok {
-		m.root.Remove(p.tmp)
+	if st >= 400 {
+		m.hlog.printf(logError, "%q (%d) at link %s%s", cp.Head.Reason, st, linkName(cp.URL), from(cp))
 	}
+	if st >= 400 || st < 300 && cp.Truncated != "" {
+		switch e := m.goodOld(cp.URL); {
+		case e != nil && (st == 404 || st == 410) && !m.noPurge:
+			return m.goneNow(cp, meta)
+		case e != nil:
+			m.hlog.printf(logWarning, "previous copy of %s kept (%s)", linkName(cp.URL), keptWhy(cp))
+			m.discard(cp)
+			m.kept = append(m.kept, cp.URL)
+			return m.keepOld(cp.URL, e)
+		case isErrorPage(cp):
+			return m.saveFile(cp, meta)
+		}
+	}
+	m.unsave(cp.URL)
+	m.discard(cp)
 	return m.addEntry(cp.URL, meta, nil)
+}
+
+// goneNow holds a URL that answers 404 or 410 although the previous run
+// saved it, for finish to decide.
+func (m *localMirror) goneNow(cp *crawl.Capture, meta *htcache.Meta) error {
+	g := &goneURL{meta: meta, ct: cp.Head.ContentType(), mime: cp.MIME()}
+	if isErrorPage(cp) {
+		p, err := m.body(cp)
+		if err != nil {
+			return err
+		}
+		g.body = p
+	} else {
+		m.discard(cp)
+	}
+	if old := m.gone[cp.URL]; old != nil && old.body != nil {
+		m.root.Remove(old.body.tmp)
+	}
+	m.gone[cp.URL] = g
+	return nil
+}
+
+// keptWhy says why a URL's earlier copy is kept.
+func keptWhy(cp *crawl.Capture) string {
+	switch st := cp.Status(); {
+	case st == 404 || st == 410:
+		return "--purge=off"
+	case cp.Truncated != "":
+		return "this answer was cut: " + cp.Truncated
+	default:
+		return fmt.Sprintf("answered %d %s", st, cp.Head.Reason)
+	}
+}
+
+// from is HTTrack's " (from host/page)" after a link in the log.
+func from(cp *crawl.Capture) string {
+	if cp.Via == "" {
+		return ""
+	}
+	return " (from " + linkName(cp.Via) + ")"
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "no response"
+	}
+	return err.Error()
+}
+
+// goodOld returns the previous run's entry of u when it saved a page or a
+// file (a 2xx) that is still in the mirror under u's name.
+func (m *localMirror) goodOld(u string) *htcache.Entry {
+	m.mu.Lock()
+	e := m.oldEnts[u]
+	m.mu.Unlock()
+	if e == nil || e.Meta.StatusCode != 200 || e.Meta.Save == "" || !m.exists(e.Meta.Save) {
+		return nil
+	}
+	if p, ok := m.namer.Lookup(u); !ok || p != e.Meta.Save {
+		return nil // the name went to another URL
+	}
+	return e
 }
 
 // unsave drops a URL's old file from the set of link targets: this run
@@ -555,11 +690,16 @@ func (m *localMirror) saveFile(cp *crawl.Capture, meta *htcache.Meta) error {
 	if err != nil {
 		return err
 	}
-	rel, err := m.namer.Name(cp.URL, cp.Head.ContentType())
+	return m.saveBody(cp.URL, cp.Head.ContentType(), cp.MIME(), p, meta)
+}
+
+// saveBody renames the body p of u to its local name.
+func (m *localMirror) saveBody(u, contentType, mimeType string, p *prepared, meta *htcache.Meta) error {
+	rel, err := m.namer.Name(u, contentType)
 	if err != nil {
 		m.root.Remove(p.tmp)
-		m.logf("%s: no local name: %v", cp.URL, err)
-		return m.addEntry(cp.URL, meta, nil)
+		m.logf("%s: no local name: %v", u, err)
+		return m.addEntry(u, meta, nil)
 	}
 	if d := path.Dir(rel); !m.dirs[d] {
 		err = m.root.MkdirAll(d, 0o755)
@@ -574,25 +714,26 @@ func (m *localMirror) saveFile(cp *crawl.Capture, meta *htcache.Meta) error {
 		m.root.Remove(p.tmp)
 		if safefs.Refused(err) {
 			// not saved: kept in the cache as one without a local copy
-			m.refuse(cp.URL, err)
-			m.unsave(cp.URL)
-			return m.addEntry(cp.URL, meta, nil)
+			m.refuse(u, err)
+			m.unsave(u)
+			return m.addEntry(u, meta, nil)
 		}
 		return err
 	}
-	m.saved[rel] = true
+	m.saved[rel], m.current[rel] = true, true
+	m.written++
 	meta.Save, meta.Size = rel, p.size
-	if isPage(cp.MIME(), cp.URL) && !p.raw {
-		m.pages = append(m.pages, page{cp.URL, rel, cp.MIME()})
+	if isPage(mimeType, u) && !p.raw {
+		m.pages = append(m.pages, page{u, rel, mimeType})
 		f, err := m.root.Open(rel)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		meta.InCache = true
-		return m.addEntry(cp.URL, meta, f)
+		return m.addEntry(u, meta, f)
 	}
-	return m.addEntry(cp.URL, meta, nil)
+	return m.addEntry(u, meta, nil)
 }
 
 // keep handles a 304: the local file stays; a page gets its original body
@@ -605,8 +746,13 @@ func (m *localMirror) keep(cp *crawl.Capture) error {
 	if e == nil {
 		return m.addEntry(cp.URL, metaOf(cp), nil)
 	}
+	return m.keepOld(cp.URL, e)
+}
+
+// keepOld keeps the previous run's copy of u, e its cache entry.
+func (m *localMirror) keepOld(u string, e *htcache.Entry) error {
 	meta := e.Meta
-	if rel := meta.Save; rel != "" && isPage(meta.ContentType, cp.URL) && meta.InCache {
+	if rel := meta.Save; rel != "" && isPage(meta.ContentType, u) && meta.InCache {
 		body, _, err := m.old.Body(e)
 		if err != nil {
 			return err
@@ -615,17 +761,17 @@ func (m *localMirror) keep(cp *crawl.Capture) error {
 		body.Close()
 		switch {
 		case safefs.Refused(err):
-			m.refuse(cp.URL, err)
+			m.refuse(u, err)
 		case err != nil:
 			return err
 		default:
-			m.pages = append(m.pages, page{cp.URL, rel, meta.ContentType})
+			m.pages = append(m.pages, page{u, rel, meta.ContentType})
 		}
 	}
 	if meta.Save != "" && m.exists(meta.Save) {
-		m.saved[meta.Save] = true
+		m.saved[meta.Save], m.current[meta.Save] = true, true
 	}
-	return m.copyOld(cp.URL, e)
+	return m.copyOld(u, e)
 }
 
 // copyOld writes an old cache entry into the new cache unchanged.
@@ -715,15 +861,47 @@ func (s savedFiles) Lookup(u string) (string, bool) {
 	return p, true
 }
 
-// finish rewrites the saved pages, completes the cache and writes the
-// top index.
-func (m *localMirror) finish() error {
+// finish settles the URLs gone since the previous run, purges, rewrites
+// the saved pages, completes the cache and writes the top index. complete
+// says the crawl ran to its end: not stopped by a signal, by --stop or by
+// an error.
+//
+// An update purges as HTTrack's -X does: unless --purge=off, at the end of
+// a complete run that is not a --continue (whose earlier run fetched URLs
+// this one does not visit) and in which a start URL answered (HTTrack's
+// guard against wiping a mirror of a site that is down), every file of the
+// previous run that this run did not write or keep is removed (pages no
+// longer linked, or out of the crawl's scope and rules now, old names of
+// URLs that redirect now), folders left empty with them, each listed in
+// hts-log.txt as "Purging ..."; their cache entries are dropped, and links
+// to them are rewritten to the live URLs. A URL answering 404 or 410 gets
+// its error page in place of its old copy; what a page kept for want of an
+// answer links to is kept (keepLinked). Otherwise every file and cache
+// entry of the previous run is kept.
+func (m *localMirror) finish(complete bool) error {
 	var first error
 	keep := func(err error) {
 		if err != nil && first == nil {
 			first = err
 		}
 	}
+	purging := m.old != nil
+	switch {
+	case !purging:
+	case m.noPurge:
+		purging = false
+		m.hlog.printf(logInfo, "--purge=off: keeping all previously mirrored files")
+	case !complete:
+		purging = false
+		m.hlog.printf(logWarning, "Mirror stopped before its end: keeping all previously mirrored files")
+	case m.resumed:
+		purging = false
+		m.hlog.printf(logWarning, "Continued mirror: keeping all previously mirrored files (the next update purges)")
+	case !m.seedOK:
+		purging = false
+		m.hlog.printf(logWarning, "No start URL could be fetched: keeping all previously mirrored files")
+	}
+	keep(m.settleGone(purging))
 	rw := &mirror.Rewriter{Files: savedFiles{m}}
 	if m.resumed && m.old != nil {
 		// pages saved by the run this one continues were rewritten
@@ -756,6 +934,10 @@ func (m *localMirror) finish() error {
 			}
 		}
 	}
+	if purging {
+		keep(m.keepLinked())
+		m.purge()
+	}
 	done := map[string]bool{}
 	work := make(chan page)
 	var wg sync.WaitGroup
@@ -783,11 +965,12 @@ func (m *localMirror) finish() error {
 	}
 	close(work)
 	wg.Wait()
-	// entries of the previous run not seen this time stay in the cache
+	// entries of the previous run not seen this time stay in the cache,
+	// unless the run purged
 	if m.old != nil {
 		keys := make([]string, 0, len(m.oldEnts))
 		for k := range m.oldEnts {
-			if !m.visited[k] {
+			if !m.visited[k] && !purging {
 				keys = append(keys, k)
 			}
 		}
@@ -820,6 +1003,14 @@ func (m *localMirror) finish() error {
 		m.refuse(m.dir, err)
 	} else {
 		keep(err)
+	}
+	state := "mirror complete"
+	if !complete {
+		state = "mirror stopped"
+	}
+	keep(m.hlog.close(fmt.Sprintf("%s: %d files written, %d purged", state, m.written, m.purged)))
+	if m.purged > 0 {
+		m.logf("%s: %d file(s) no longer on the site purged (listed in %s)", m.dir, m.purged, filepath.Join(m.dir, relLog))
 	}
 	keep(m.root.Close())
 	if first == nil && m.refused > 0 {

@@ -14,9 +14,10 @@ import (
 // httrack, then a real `httrack --update` killed half-way, which leaves
 // new.zip (the pages it fetched again) beside old.zip (the whole first
 // crawl). The site then drops the links to the pages the update had not
-// reached, and mirrorget updates the mirror: its cache must still hold
-// those pages, from old.zip (it keeps what it did not visit), instead of
-// losing them when new.zip is renamed over old.zip.
+// reached, and mirrorget updates the mirror with --purge=off: its cache
+// must still hold those pages, from old.zip (it keeps what it did not
+// visit), instead of losing them when new.zip is renamed over old.zip.
+// (With purge on, the default, they are purged: TestUpdatePurges.)
 func TestMirrorgetAfterInterruptedHTTrackUpdate(t *testing.T) {
 	httracktest.Need(t)
 	s := httracktest.NewSite(t, 12, 5)
@@ -24,7 +25,7 @@ func TestMirrorgetAfterInterruptedHTTrackUpdate(t *testing.T) {
 	s.Mirror(t, dir)
 	s.Interrupt(t, dir)
 	s.Drop(true)
-	if err := App().Run([]string{"mirrorget", "-q", "-O", dir, "-o", dir + "/update.arc.gz", s.URL + "/"}); err != nil {
+	if err := App().Run([]string{"mirrorget", "-q", "--purge=off", "-O", dir, "-o", dir + "/update.arc.gz", s.URL + "/"}); err != nil {
 		t.Fatalf("mirrorget update: %v", err)
 	}
 	c, err := htcache.Open(dir)
