@@ -310,7 +310,9 @@ func TestWorkersKill(t *testing.T) {
 func TestWorkersPoliteness(t *testing.T) {
 	mg := buildMirrorget(t)
 	srv := redistest.Start(t, redistest.Options{})
-	s := sitetest.Start(t, sitetest.Options{Pages: 30, Hosts: 1, Latency: 50 * time.Millisecond})
+	// 500 ms an answer and a take every 200 ms: without the -c bound up
+	// to three requests would be under way at once (with -c 3: 3, checked)
+	s := sitetest.Start(t, sitetest.Options{Pages: 30, Hosts: 1, Latency: 500 * time.Millisecond})
 	wd := t.TempDir()
 	ws := redisWorkers(t, mg, 3, "--frontier", "redis://"+srv.Addr+"/0", "--crawl-id", "polite",
 		"--warc-dir", wd, "--rate", "5", "-c", "2", "--max-connections", "3", s.StartURL())
