@@ -43,7 +43,8 @@ var valueFlags = map[string]bool{
 }
 
 // commands are the subcommand names.
-var commands = map[string]bool{"create": true, "index": true, "validate": true, "ls": true, "get": true, "help": true, "h": true}
+var commands = map[string]bool{"create": true, "index": true, "validate": true, "ls": true, "get": true, "help": true, "h": true,
+	"extract": true, "merge": true, "add": true}
 
 // Reorder moves flags written after positional arguments in front of them
 // (urfave/cli stops at the first positional argument), so
@@ -159,6 +160,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				},
 				Action: func(c *cli.Context) error { return get(c, stdout) },
 			},
+			extractCommand(stdout),
 		},
 	}
 }
