@@ -1,6 +1,7 @@
 package arc2warc
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,7 @@ import (
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/internal/compio"
 	"github.com/arcport/arcport/lib/record"
-	"github.com/arcport/arcport/lib/warc"
+	"github.com/arcport/arcport/lib/wacz"
 )
 
 // Main runs arc2warc with os.Args and exits.
@@ -25,8 +26,8 @@ func Main() {
 func NewApp(stdin io.Reader, stdout io.Writer, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:      "arc2warc",
-		Usage:     "convert ARC files to one WARC file",
-		UsageText: "arc2warc [flags] [FILE ...]   (no FILE or - reads standard input)",
+		Usage:     "convert ARC files to one WARC file; copy WARC files record by record (--recompress)",
+		UsageText: "arc2warc [flags] [FILE ...]   (no FILE or - reads standard input)\n   arc2warc --recompress in.warc.gz -o out.warc.gz\n   arc2warc --max-size 1G -o PREFIX.warc.gz FILE ...   (PREFIX-00000.warc.gz, ...)",
 		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,
@@ -37,6 +38,8 @@ func NewApp(stdin io.Reader, stdout io.Writer, stderr io.Writer) *cli.App {
 			&cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed record instead of repairing or skipping it"},
 			&cli.BoolFlag{Name: "deterministic-ids", Usage: "derive record IDs from the input so the same input gives byte-identical output"},
 			&cli.StringFlag{Name: "spool-max", Value: "4GiB", Usage: "largest record block to take; blocks over 1 MiB are spooled to an unnamed temporary file in $TMPDIR, and a larger one stops the run with an error (`SIZE`: digits with K, M, G or T)"},
+			&cli.BoolFlag{Name: "recompress", Usage: "inputs are WARC files (whole-file gzip, plain, ...): copy their records with the same bytes, one gzip member (or zstd frame) per record, as warcio recompress does (WARC inputs are copied so even without it)"},
+			&cli.StringFlag{Name: "max-size", Usage: "write numbered files PREFIX-00000.warc.gz, ... (PREFIX from -o), each starting with a warcinfo record, a new one once a file has reached `SIZE` (K, M, G, T)"},
 			&cli.BoolFlag{Name: "q", Usage: "quiet: do not print repairs and skips"},
 			&cli.BoolFlag{Name: "v", Usage: "verbose: print a summary per input file"},
 		},
@@ -53,6 +56,8 @@ type options struct {
 	quiet         bool
 	verbose       bool
 	spoolMax      int64
+	recompress    bool
+	maxSize       int64
 }
 
 func parseOptions(c *cli.Context) (options, error) {
@@ -97,6 +102,15 @@ func parseOptions(c *cli.Context) (options, error) {
 		return o, cliutil.Usagef("--spool-max: %v", err)
 	}
 	o.spoolMax = n
+	o.recompress = c.Bool("recompress")
+	if ms := c.String("max-size"); ms != "" {
+		if o.maxSize, err = compio.ParseSize(ms); err != nil || o.maxSize <= 0 {
+			return o, cliutil.Usagef("--max-size: bad size %q", ms)
+		}
+		if out := c.String("o"); out == "" || out == "-" {
+			return o, cliutil.Usagef("--max-size writes numbered files: give -o PREFIX.warc.gz")
+		}
+	}
 	return o, nil
 }
 
@@ -119,18 +133,9 @@ func run(c *cli.Context, stdin io.Reader, stdout, stderr io.Writer) error {
 		return cliutil.Usagef("standard input (-) given %d times", n)
 	}
 
-	var out io.Writer = stdout
-	var af cliutil.Output
 	outName := c.String("o")
-	if outName != "" && outName != "-" {
-		af, err = cliutil.CreateOutput(outName)
-		if err != nil {
-			return err
-		}
-		defer af.Abort()
-		out = af
-	}
-	w := warc.NewWriter(out, warc.WithVersion(o.version), warc.WithCompression(o.compression))
+	w := newSink(o, outName, stdout, o.maxSize)
+	defer w.Abort()
 
 	var total arc.Stats
 	for _, name := range inputs {
@@ -146,10 +151,8 @@ func run(c *cli.Context, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	if af != nil {
-		if err := af.Commit(); err != nil {
-			return err
-		}
+	if o.verbose && o.maxSize > 0 {
+		fmt.Fprintf(stderr, "arc2warc: %d files: %s\n", len(w.files), strings.Join(w.files, " "))
 	}
 	if total.Skipped > 0 || total.Damaged > 0 {
 		// the output holds what could be salvaged; the damage is reported
@@ -172,7 +175,7 @@ func countStdin(inputs []string) int {
 }
 
 // convert converts one ARC input into w.
-func convert(name string, stdin io.Reader, w *warc.Writer, o options, stderr io.Writer, outName string) (arc.Stats, error) {
+func convert(name string, stdin io.Reader, w *sink, o options, stderr io.Writer, outName string) (arc.Stats, error) {
 	var in io.Reader
 	display := name
 	if name == "-" {
@@ -184,6 +187,20 @@ func convert(name string, stdin io.Reader, w *warc.Writer, o options, stderr io.
 		}
 		defer f.Close()
 		in, display = f, shown
+	}
+	br := bufio.NewReaderSize(in, 128<<10)
+	in = br
+	kind, _ := wacz.SniffInput(br)
+	switch kind {
+	case wacz.KindWARC, wacz.KindWARCGzip, wacz.KindWARCZstd:
+		n, err := recompress(br, display, w)
+		if o.verbose {
+			fmt.Fprintf(stderr, "arc2warc: %s: %s, %d records copied\n", display, kind, n)
+		}
+		return arc.Stats{Records: int64(n)}, err
+	}
+	if o.recompress {
+		return arc.Stats{}, fmt.Errorf("%s: --recompress takes WARC files, and this is %s", display, describe(kind))
 	}
 	r, err := arc.NewReader(in, arc.WithName(display), arc.WithPolicy(o.policy), arc.WithProblemFunc(func(p *record.Problem) {
 		if !o.quiet {
@@ -206,7 +223,7 @@ func convert(name string, stdin io.Reader, w *warc.Writer, o options, stderr io.
 		arc.WithDeterministicIDs(o.deterministic),
 	}
 	if outName != "" && outName != "-" {
-		copts = append(copts, arc.WithWARCFilename(baseName(outName)))
+		copts = append(copts, arc.WithWARCFilename(baseName(w.fileName())))
 	}
 	conv := arc.NewConverter(r, copts...)
 	for {
@@ -246,6 +263,13 @@ func convert(name string, stdin io.Reader, w *warc.Writer, o options, stderr io.
 			display, r.Version(), r.Format(), st.Records, st.Repaired, st.Skipped, st.Damaged)
 	}
 	return st, nil
+}
+
+func describe(k wacz.InputKind) string {
+	if k == wacz.KindUnknown {
+		return "neither WARC nor ARC"
+	}
+	return "an " + k.String() + " file"
 }
 
 func baseName(p string) string {
