@@ -161,6 +161,8 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				Action: func(c *cli.Context) error { return get(c, stdout) },
 			},
 			extractCommand(stdout),
+			mergeCommand(stderr),
+			addCommand(stderr),
 		},
 	}
 }

@@ -1,0 +1,212 @@
+package waczpack
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/internal/tailfile"
+	"github.com/arcport/arcport/lib/wacz"
+)
+
+func mergeFlags(withOut bool) []cli.Flag {
+	fs := []cli.Flag{
+		&cli.StringFlag{Name: "title", Usage: "collection title (default: the first input's)"},
+		&cli.StringFlag{Name: "desc", Usage: "collection description (default: the first input's)"},
+		&cli.StringFlag{Name: "hash", Value: "sha256", Usage: "resource hash: sha256 or md5"},
+		&cli.StringFlag{Name: "tmpdir", Usage: "directory for temporary files (default: beside the output)"},
+		&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "no warnings or summary on stderr"},
+		&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "print a summary"},
+	}
+	if withOut {
+		fs = append([]cli.Flag{&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "WACZ file to write (required)"}}, fs...)
+	}
+	return fs
+}
+
+// mergeCommand is `waczpack merge -o OUT.wacz A.wacz B.wacz ...`.
+func mergeCommand(stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "combine WACZ files into one: WARCs copied as they are, indexes merged, pages joined, datapackage rebuilt",
+		ArgsUsage: "-o OUT.wacz FILE.wacz ...",
+		Flags:     mergeFlags(true),
+		Action:    func(c *cli.Context) error { return merge(c, stderr) },
+	}
+}
+
+// addCommand is `waczpack add SITE.wacz MORE.warc.gz ...`.
+func addCommand(stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "add",
+		Usage:     "append WARC/ARC files to a WACZ, rewriting its index, pages and datapackage (the WACZ's WARCs are copied as they are)",
+		ArgsUsage: "SITE.wacz FILE ...",
+		Flags:     mergeFlags(false),
+		Action:    func(c *cli.Context) error { return add(c, stderr) },
+	}
+}
+
+func mergeOptions(c *cli.Context, stderr io.Writer) (wacz.MergeOptions, error) {
+	o := wacz.MergeOptions{
+		Title:       c.String("title"),
+		Description: c.String("desc"),
+		HashAlg:     c.String("hash"),
+		Software:    "arcport waczpack " + cliutil.Version,
+		TempDir:     c.String("tmpdir"),
+	}
+	if o.HashAlg != "sha256" && o.HashAlg != "md5" {
+		return o, cliutil.Usagef("--hash must be sha256 or md5")
+	}
+	if !c.Bool("q") {
+		o.Warn = func(s string) { fmt.Fprintln(stderr, s) }
+	}
+	return o, nil
+}
+
+func merge(c *cli.Context, stderr io.Writer) error {
+	out := c.String("o")
+	if out == "" || out == "-" {
+		return cliutil.Usagef("merge needs -o OUT.wacz (a file: a zip cannot go to stdout)")
+	}
+	if c.NArg() == 0 {
+		return cliutil.Usagef("merge needs WACZ files to merge")
+	}
+	opts, err := mergeOptions(c, stderr)
+	if err != nil {
+		return err
+	}
+	return mergeInto(c, out, c.Args().Slice(), "", opts, stderr)
+}
+
+// mergeInto merges the WACZ files names (and extra, a local WACZ, when
+// not empty) into out.
+func mergeInto(c *cli.Context, out string, names []string, extra string, opts wacz.MergeOptions, stderr io.Writer) error {
+	var readers []*wacz.Reader
+	defer func() {
+		for _, r := range readers {
+			r.Close()
+		}
+	}()
+	for _, n := range append(names, extra) {
+		if n == "" {
+			continue
+		}
+		var r *wacz.Reader
+		var err error
+		if n == extra {
+			r, err = openAdded(n)
+		} else {
+			r, err = openWACZ(n)
+		}
+		if err != nil {
+			return err
+		}
+		readers = append(readers, r)
+		if err := r.CheckEntries(); err != nil {
+			return err
+		}
+	}
+	if opts.TempDir == "" && !cliutil.IsRemote(out) {
+		opts.TempDir = dirOf(out)
+	}
+	af, zf, err := createWACZ(out, opts.TempDir)
+	if err != nil {
+		return err
+	}
+	defer af.Abort()
+	st, err := wacz.Merge(zf, readers, opts)
+	if err != nil {
+		return err
+	}
+	if tf, ok := zf.(*tailfile.File); ok {
+		if err := tf.Close(); err != nil {
+			return err
+		}
+	}
+	if err := af.Commit(); err != nil {
+		return err
+	}
+	if c.Bool("v") && !c.Bool("q") {
+		fmt.Fprintf(stderr, "%s: %d inputs, %d WARCs copied as they were (%d renamed), %d bytes of WARC, %d captures, %d pages\n",
+			out, st.Inputs, st.WARCs, st.Renamed, st.ArchiveLen, st.Captures, st.Pages)
+	}
+	return nil
+}
+
+func add(c *cli.Context, stderr io.Writer) error {
+	if c.NArg() < 2 {
+		return cliutil.Usagef("add needs SITE.wacz and WARC/ARC files to add")
+	}
+	site := c.Args().First()
+	inputs, err := cliutil.ExpandInputs(c.Args().Slice()[1:])
+	if err != nil {
+		return err
+	}
+	if len(inputs) == 0 {
+		return fmt.Errorf("%s: no objects under the prefix", c.Args().Get(1))
+	}
+	opts, err := mergeOptions(c, stderr)
+	if err != nil {
+		return err
+	}
+	tmpDir := opts.TempDir
+	if tmpDir == "" && !cliutil.IsRemote(site) {
+		tmpDir = dirOf(site)
+	}
+	// the new WARCs become a WACZ of their own (indexed, pages found) in a
+	// temporary file, which is then merged with the site
+	tmp, err := os.CreateTemp(tmpDir, ".waczpack-add-*.wacz")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	w, err := wacz.NewWriter(tmp, wacz.Options{
+		HashAlg:  opts.HashAlg,
+		Software: opts.Software,
+		TempDir:  tmpDir,
+		Warn:     opts.Warn,
+	})
+	if err != nil {
+		return err
+	}
+	for _, name := range inputs {
+		f, shown, err := cliutil.OpenInput(name)
+		if err != nil {
+			w.Close()
+			return err
+		}
+		err = w.AddInput(shown, f)
+		f.Close()
+		if err != nil {
+			w.Close()
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return mergeInto(c, site, []string{site}, tmp.Name(), opts, stderr)
+}
+
+// openAdded opens the temporary WACZ of the files add adds, named so in
+// messages.
+func openAdded(path string) (*wacz.Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r, err := wacz.OpenCloser(f, st.Size(), "added files")
+	if err != nil {
+		f.Close()
+	}
+	return r, err
+}
