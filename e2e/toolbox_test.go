@@ -6,8 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/warc"
 )
 
 // TestStorageExtract: `waczpack extract s3://coll/big.warc.gz OFFSET`
@@ -56,3 +60,58 @@ func TestStorageExtract(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeReplay: three WACZ (from an ARC, a plain WARC with a chunked
+// response, and a WARC made here) merged with `waczpack merge` validate,
+// and ReplayWeb.page replays a page of each from the merged WACZ.
+func TestMergeReplay(t *testing.T) {
+	wzReplayPeers(t)
+	dir := t.TempDir()
+	third := filepath.Join(dir, "third.warc.gz")
+	f, err := os.Create(third)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := warc.NewWriter(f)
+	html := "<!doctype html><html><head><title>Merged Third</title></head><body><p>third collection</p></body></html>"
+	http := "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: " + itoa(len(html)) + "\r\n\r\n" + html
+	err = w.WriteRecord(&record.Record{
+		Header: record.Header{
+			{Name: record.FieldType, Value: "response"},
+			{Name: record.FieldDate, Value: "2021-05-06T07:08:09Z"},
+			{Name: record.FieldTargetURI, Value: "http://third.example/"},
+			{Name: record.FieldContentType, Value: "application/http; msgtype=response"},
+		},
+		Block: strings.NewReader(http),
+	})
+	if err != nil || w.Close() != nil || f.Close() != nil {
+		t.Fatal(err)
+	}
+	wp := bin(t, "waczpack")
+	var parts []string
+	for i, in := range []string{sample("example.arc.gz"), filepath.Join(repoRoot(), "testdata/warc/example-iana.org-chunked.warc"), third} {
+		out := filepath.Join(dir, "part"+itoa(i)+".wacz")
+		if _, se, code := run(t, wp, nil, "create", "-q", "-o", out, in); code != 0 {
+			t.Fatalf("create %s: %s", in, se)
+		}
+		parts = append(parts, out)
+	}
+	all := filepath.Join(dir, "all.wacz")
+	if _, se, code := run(t, wp, nil, append([]string{"merge", "-o", all}, parts...)...); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, se)
+	}
+	if so, se, code := run(t, wp, nil, "validate", all); code != 0 {
+		t.Fatalf("validate: %s%s", so, se)
+	}
+	for _, c := range []struct{ url, title string }{
+		{"http://example.com/", "Example Domain"},
+		{"http://www.iana.org/", "Internet Assigned Numbers Authority"},
+		{"http://third.example/", "Merged Third"},
+	} {
+		if got := wzReplayTitle(t, all, c.url); got != c.title {
+			t.Errorf("ReplayWeb.page shows %q for %s in the merged WACZ, want %q", got, c.url, c.title)
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
