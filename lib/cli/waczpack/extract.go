@@ -3,6 +3,7 @@ package waczpack
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -83,13 +84,42 @@ func extract(c *cli.Context, stdout io.Writer) error {
 	}
 	// Ranged reads growing from 16 KiB: a small record costs one block of
 	// a remote object rather than the reader's whole read-ahead.
-	sec := &growingReader{r: io.NewSectionReader(ra, off, ra.Size()-off), n: 16 << 10}
+	var in io.Reader = &growingReader{r: io.NewSectionReader(ra, off, ra.Size()-off), n: 16 << 10}
+	// a .warc.zst whose frames need the dictionary at its start: read
+	// the dictionary frame first, as if it preceded the record's frame
+	if dict, err := zstdDictFrame(ra, off); err != nil {
+		return fmt.Errorf("%s: %w", shown, err)
+	} else if dict != nil {
+		in = io.MultiReader(bytes.NewReader(dict), in)
+	}
 	bw := bufio.NewWriterSize(stdout, 64<<10)
-	if err := ExtractTo(bw, sec, mode, c.Bool("decode")); err != nil {
+	if err := ExtractTo(bw, in, mode, c.Bool("decode")); err != nil {
 		bw.Flush()
 		return fmt.Errorf("%s: record at offset %d: %w", shown, off, err)
 	}
 	return bw.Flush()
+}
+
+// zstdDictFrame returns the IIPC .warc.zst dictionary frame (a skippable
+// frame, magic 0x184D2A5D) at the start of ra when there is one and off
+// is past it; nil otherwise.
+func zstdDictFrame(ra io.ReaderAt, off int64) ([]byte, error) {
+	var h [8]byte
+	if off < 8 {
+		return nil, nil
+	}
+	if n, _ := ra.ReadAt(h[:], 0); n < 8 || binary.LittleEndian.Uint32(h[:4]) != 0x184D2A5D {
+		return nil, nil
+	}
+	size := int64(binary.LittleEndian.Uint32(h[4:]))
+	if size > compio.MaxDictSize || off < 8+size {
+		return nil, nil
+	}
+	frame := make([]byte, 8+size)
+	if _, err := ra.ReadAt(frame, 0); err != nil {
+		return nil, fmt.Errorf("zstd dictionary frame: %w", err)
+	}
+	return frame, nil
 }
 
 // growingReader hands out at most n bytes a Read, n doubling up to 1 MiB,

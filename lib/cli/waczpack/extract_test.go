@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arcport/arcport/lib/internal/compio"
 	"github.com/arcport/arcport/lib/internal/peertest"
+	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
 )
 
@@ -156,6 +158,36 @@ func TestExtractErrors(t *testing.T) {
 	for _, p := range []string{short, badCRC} {
 		if _, se, code := run(t, nil, "extract", p, "0"); code != 1 || !strings.Contains(se, p+": record at offset 0: ") {
 			t.Errorf("%s: exit %d, %q", filepath.Base(p), code, se)
+		}
+	}
+}
+
+// TestExtractZstdDict: a record of a .warc.zst whose frames use the
+// dictionary at the file's start is extracted at its own offset.
+func TestExtractZstdDict(t *testing.T) {
+	dict := bytes.Repeat([]byte("WARC/1.1\r\nWARC-Type: resource\r\nContent-Type: text/plain\r\n"), 20)
+	var buf bytes.Buffer
+	var offs []int64
+	w := warc.NewWriter(&buf, warc.WithCompression(compio.Zstd), warc.WithZstdDict(dict), warc.OnWritten(func(_ *record.Record, off, _ int64) { offs = append(offs, off) }))
+	for i, body := range []string{"first body", "second body"} {
+		w.WriteRecord(&record.Record{Header: record.Header{
+			{Name: record.FieldType, Value: "resource"},
+			{Name: record.FieldTargetURI, Value: "http://x/" + strconv.Itoa(i)},
+			{Name: record.FieldContentType, Value: "text/plain"},
+		}, Block: strings.NewReader(body)})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "d.warc.zst")
+	os.WriteFile(p, buf.Bytes(), 0o644)
+	if len(offs) != 2 || offs[0] <= 8 {
+		t.Fatalf("offsets %v", offs)
+	}
+	for i, want := range []string{"first body", "second body"} {
+		so, se, code := run(t, nil, "extract", p, strconv.FormatInt(offs[i], 10), "--payload")
+		if code != 0 || so != want {
+			t.Errorf("record %d at %d: exit %d %q %s", i, offs[i], code, so, se)
 		}
 	}
 }
