@@ -115,3 +115,59 @@ func TestMergeReplay(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestStorageMerge: `waczpack merge -o s3://coll/all.wacz s3://coll/a.wacz
+// s3://coll/b.wacz` writes the WACZ a local merge writes (the same
+// entries), read in large ranges and uploaded in one pass; `waczpack add`
+// works on a WACZ in s3:// too.
+func TestStorageMerge(t *testing.T) {
+	e := newS3(t, "coll")
+	dir := t.TempDir()
+	wp := bin(t, "waczpack")
+	var locals []string
+	for _, f := range []string{"example.warc.gz", "example-resource.warc.gz"} {
+		out := filepath.Join(dir, strings.TrimSuffix(f, ".warc.gz")+".wacz")
+		if _, se, code := run(t, wp, nil, "create", "-q", "-o", out, filepath.Join(repoRoot(), "testdata/warc", f)); code != 0 {
+			t.Fatalf("create: %s", se)
+		}
+		data, _ := os.ReadFile(out)
+		e.put(t, "coll", filepath.Base(out), data)
+		locals = append(locals, out)
+	}
+	e.proxy.Reset()
+	if _, se, code := e.run(t, "waczpack", nil, "merge", "-o", "s3://coll/all.wacz", "s3://coll/example.wacz", "s3://coll/example-resource.wacz"); code != 0 {
+		t.Fatalf("merge to s3: exit %d: %s", code, se)
+	}
+	s := e.proxy.Stats()
+	t.Logf("waczpack merge s3:// -> s3://: %d requests, %d bytes", s.Requests, s.Bytes)
+	all := filepath.Join(dir, "all.wacz")
+	os.WriteFile(all, e.object(t, "coll", "all.wacz"), 0o644)
+	localAll := filepath.Join(dir, "local-all.wacz")
+	if _, se, code := run(t, wp, nil, append([]string{"merge", "-q", "-o", localAll}, locals...)...); code != 0 {
+		t.Fatalf("local merge: %s", se)
+	}
+	if so, se, code := run(t, wp, nil, "validate", all); code != 0 {
+		t.Fatalf("validate: %s%s", so, se)
+	}
+	for _, entry := range []string{"archive/example.warc.gz", "archive/example-resource.warc.gz", "indexes/index.cdx.gz", "indexes/index.idx", "pages/pages.jsonl"} {
+		a, err1 := exec.Command("unzip", "-p", all, entry).Output()
+		b, err2 := exec.Command("unzip", "-p", localAll, entry).Output()
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s differs between the merge to s3:// and the local one (%v, %v)", entry, err1, err2)
+		}
+	}
+	if _, se, code := e.run(t, "waczpack", nil, "add", "s3://coll/example.wacz", filepath.Join(repoRoot(), "testdata/warc/example-iana.org-chunked.warc")); code != 0 {
+		t.Fatalf("add to s3: exit %d: %s", code, se)
+	}
+	added := filepath.Join(dir, "added.wacz")
+	os.WriteFile(added, e.object(t, "coll", "example.wacz"), 0o644)
+	if so, se, code := run(t, wp, nil, "validate", added); code != 0 {
+		t.Fatalf("validate after add: %s%s", so, se)
+	}
+	if got, se, code := run(t, wp, nil, "get", added, "http://www.iana.org/"); code != 0 || len(got) == 0 {
+		t.Errorf("get the added page: exit %d: %s", code, se)
+	}
+	if u := e.uploads(t, "coll"); len(u) != 0 {
+		t.Errorf("incomplete uploads left: %v", u)
+	}
+}
