@@ -249,3 +249,33 @@ func TestMaxSize(t *testing.T) {
 		t.Errorf("--max-size to stdout: %d %q", code, se)
 	}
 }
+
+// TestMaxSizeWARC10: the warcinfo record made for a file of WARC/1.0
+// records is WARC/1.0 too; a warcinfo record of the input starts its file
+// itself.
+func TestMaxSizeWARC10(t *testing.T) {
+	dir := t.TempDir()
+	in, _ := os.ReadFile("../../../testdata/warc/example.warc")
+	if _, se, code := runApp(t, in, "--max-size", "1", "-o", filepath.Join(dir, "p.warc"), "-"); code != 0 {
+		t.Fatalf("exit %d: %s", code, se)
+	}
+	want := recordsOf(t, in)
+	files, _ := filepath.Glob(filepath.Join(dir, "p-*.warc"))
+	if len(files) != len(want) {
+		t.Fatalf("%d files for %d records", len(files), len(want))
+	}
+	for i, f := range files {
+		data, _ := os.ReadFile(f)
+		recs := recordsOf(t, data)
+		if bytes.Contains(want[i][:bytes.Index(want[i], []byte("\r\n\r\n"))], []byte("WARC-Type: warcinfo")) {
+			// the input's own warcinfo records (the first two) start their files
+			if len(recs) != 1 || !bytes.Equal(recs[0], want[i]) {
+				t.Errorf("%s: not the input's warcinfo alone", f)
+			}
+			continue
+		}
+		if len(recs) != 2 || !bytes.HasPrefix(recs[0], []byte("WARC/1.0\r\nWARC-Type: warcinfo\r\n")) || !bytes.Equal(recs[1], want[i]) {
+			t.Errorf("%s: %d records, first %.60q", f, len(recs), recs[0])
+		}
+	}
+}

@@ -103,9 +103,14 @@ func (s *sink) open() error {
 	return nil
 }
 
-func (s *sink) warcWriter() *warc.Writer {
+// warcWriter returns the warc.Writer of the current file, made for WARC
+// version (the --warc-version when "") if there is none yet.
+func (s *sink) warcWriter(version string) *warc.Writer {
 	if s.ww == nil {
-		s.ww = warc.NewWriter(s.cw, warc.WithVersion(s.o.version), warc.WithCompression(s.o.compression))
+		if version != record.WARC10 && version != record.WARC11 {
+			version = s.o.version
+		}
+		s.ww = warc.NewWriter(s.cw, warc.WithVersion(version), warc.WithCompression(s.o.compression))
 	}
 	return s.ww
 }
@@ -164,10 +169,10 @@ func (s *sink) closeWriters() error {
 }
 
 // before prepares the output for a record of about size bytes (negative:
-// unknown) whose type and date are given: it rotates when the current file
-// is full and, with --max-size, starts each file with a warcinfo record
-// unless this record is one.
-func (s *sink) before(typ record.Type, date string, size int64) error {
+// unknown) whose type, date and version are given: it rotates when the
+// current file is full and, with --max-size, starts each file with a
+// warcinfo record (of the record's version) unless this record is one.
+func (s *sink) before(typ record.Type, date, version string, size int64) error {
 	if err := s.open(); err != nil {
 		return err
 	}
@@ -184,7 +189,7 @@ func (s *sink) before(typ record.Type, date string, size int64) error {
 		}
 	}
 	if s.max > 0 && !s.started && typ != record.Warcinfo {
-		if err := s.writeWarcinfo(date); err != nil {
+		if err := s.writeWarcinfo(date, version); err != nil {
 			return err
 		}
 	}
@@ -214,7 +219,7 @@ func (s *sink) rotate() error {
 // writeWarcinfo writes the warcinfo record that starts a numbered file,
 // dated like the record that follows it (so that --deterministic-ids
 // output is the same from run to run).
-func (s *sink) writeWarcinfo(date string) error {
+func (s *sink) writeWarcinfo(date, version string) error {
 	if _, err := record.ParseDate(date); err != nil || date == "" {
 		date = time.Now().UTC().Format(time.RFC3339)
 	}
@@ -223,8 +228,12 @@ func (s *sink) writeWarcinfo(date string) error {
 	if s.o.deterministic {
 		id = uuid.NewSHA1(uuid.NameSpaceURL, []byte("arc2warc warcinfo\x00"+name+"\x00"+date))
 	}
+	v := s.o.version
+	if version == record.WARC10 || version == record.WARC11 {
+		v = version
+	}
 	block := fmt.Sprintf("software: %s %s\r\nformat: WARC File Format %s\r\ndescription: file %d of a series cut at %d bytes (arc2warc --max-size)\r\n",
-		"arcport arc2warc", cliutil.Version, strings.TrimPrefix(s.o.version, "WARC/"), s.seq, s.max)
+		"arcport arc2warc", cliutil.Version, strings.TrimPrefix(v, "WARC/"), s.seq, s.max)
 	rec := &record.Record{
 		Header: record.Header{
 			{Name: record.FieldType, Value: string(record.Warcinfo)},
@@ -235,7 +244,7 @@ func (s *sink) writeWarcinfo(date string) error {
 		},
 		Block: bytes.NewReader([]byte(block)),
 	}
-	w := s.warcWriter()
+	w := s.warcWriter(version)
 	if err := s.use(w); err != nil {
 		return err
 	}
@@ -248,10 +257,10 @@ func (s *sink) WriteRecord(rec *record.Record) error {
 	if rec.ARC != nil {
 		size = rec.ARC.Length
 	}
-	if err := s.before(rec.Type(), rec.Header.Get(record.FieldDate), size); err != nil {
+	if err := s.before(rec.Type(), rec.Header.Get(record.FieldDate), s.o.version, size); err != nil {
 		return err
 	}
-	w := s.warcWriter()
+	w := s.warcWriter(s.o.version)
 	if err := s.use(w); err != nil {
 		return err
 	}
@@ -265,7 +274,8 @@ const inlineOver = 8 << 20
 // WriteRaw writes a record copied as it is: head (its WARC header with the
 // blank line), then n bytes of block from r, then CRLF CRLF.
 func (s *sink) WriteRaw(typ record.Type, date string, head []byte, r io.Reader, n int64) error {
-	if err := s.before(typ, date, int64(len(head))+n); err != nil {
+	version, _, _ := strings.Cut(string(head[:min(len(head), 16)]), "\r")
+	if err := s.before(typ, date, strings.TrimSpace(version), int64(len(head))+n); err != nil {
 		return err
 	}
 	mw, err := s.memberWriter()
