@@ -279,3 +279,21 @@ func TestMaxSizeWARC10(t *testing.T) {
 		}
 	}
 }
+
+// TestRecompressTruncated: a block cut short is an error naming the input
+// and the record, whether the record is small or large (compressed as it
+// streams), and nothing is left under the output's name.
+func TestRecompressTruncated(t *testing.T) {
+	dir := t.TempDir()
+	for _, cl := range []string{"100", "99999999"} {
+		in := []byte("WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: " + cl + "\r\n\r\nabc")
+		out := filepath.Join(dir, "t.warc.gz")
+		_, se, code := runApp(t, in, "-o", out, "-")
+		if code != 1 || !strings.Contains(se, "-: record at decompressed offset 0: block cut short") {
+			t.Errorf("Content-Length %s: exit %d, %q", cl, code, se)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("output left")
+		}
+	}
+}

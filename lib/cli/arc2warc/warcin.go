@@ -92,10 +92,13 @@ func recompress(in io.Reader, display string, s *sink) (int, error) {
 			return n, fail("%v", err)
 		}
 		block := &exactReader{r: io.LimitReader(br, length), left: length}
-		if err := s.WriteRaw(typ, date, head, block, length); err != nil {
-			if block.err != nil {
-				return n, fail("%v", block.err)
-			}
+		err = s.WriteRaw(typ, date, head, block, length)
+		// a block cut short is an error even where the writer took the
+		// short read for the end (the parallel gzip of a large record)
+		if block.err != nil {
+			return n, fail("%v", block.err)
+		}
+		if err != nil {
 			return n, fail("%v", err)
 		}
 		n++
