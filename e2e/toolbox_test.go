@@ -2,13 +2,17 @@ package e2e
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
@@ -36,6 +40,13 @@ func TestStorageExtract(t *testing.T) {
 	if len(offs) < 100 {
 		t.Fatalf("%d index lines", len(offs))
 	}
+	var httpReqs, httpBytes atomic.Int64
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpReqs.Add(1)
+		cw := &countingResponse{ResponseWriter: w, n: &httpBytes}
+		http.ServeContent(cw, r, "big.warc.gz", time.Time{}, bytes.NewReader(data))
+	}))
+	defer web.Close()
 	for _, o := range []string{offs[len(offs)/2][1], offs[len(offs)-1][1]} {
 		for _, mode := range []string{"", "--headers", "--payload"} {
 			args := []string{"extract", warcPath, o}
@@ -54,8 +65,19 @@ func TestStorageExtract(t *testing.T) {
 			if code != 0 || !bytes.Equal(got, want) {
 				t.Fatalf("remote %v: exit %d (%s): %d bytes, want %d", args, code, se, len(got), len(want))
 			}
-			if s.Requests > 3 || s.Bytes > 256<<10 {
-				t.Errorf("remote extract took %d requests and %d bytes: want at most 3 and 256 KiB", s.Requests, s.Bytes)
+			if s.Requests > 2 || s.Bytes > 128<<10 {
+				t.Errorf("remote extract took %d requests and %d bytes: want at most 2 (HEAD, GET) and 128 KiB", s.Requests, s.Bytes)
+			}
+			httpReqs.Store(0)
+			httpBytes.Store(0)
+			args[1] = web.URL + "/big.warc.gz"
+			got, se, code = run(t, bin(t, "waczpack"), nil, args...)
+			t.Logf("waczpack %s: %d requests, %d bytes", strings.Join(args, " "), httpReqs.Load(), httpBytes.Load())
+			if code != 0 || !bytes.Equal(got, want) {
+				t.Fatalf("http %v: exit %d (%s): %d bytes, want %d", args, code, se, len(got), len(want))
+			}
+			if httpReqs.Load() > 2 || httpBytes.Load() > 128<<10 {
+				t.Errorf("extract over http took %d requests and %d bytes: want at most 2 and 128 KiB", httpReqs.Load(), httpBytes.Load())
 			}
 		}
 	}
@@ -115,6 +137,18 @@ func TestMergeReplay(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// countingResponse counts the body bytes a handler writes.
+type countingResponse struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (c *countingResponse) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
 
 // TestStorageMerge: `waczpack merge -o s3://coll/all.wacz s3://coll/a.wacz
 // s3://coll/b.wacz` writes the WACZ a local merge writes (the same

@@ -101,11 +101,16 @@ func extract(c *cli.Context, stdout io.Writer) error {
 }
 
 // zstdDictFrame returns the IIPC .warc.zst dictionary frame (a skippable
-// frame, magic 0x184D2A5D) at the start of ra when there is one and off
-// is past it; nil otherwise.
+// frame, magic 0x184D2A5D) at the start of ra when a zstd frame starts at
+// off and the dictionary frame lies before it; nil otherwise.
 func zstdDictFrame(ra io.ReaderAt, off int64) ([]byte, error) {
 	var h [8]byte
 	if off < 8 {
+		return nil, nil
+	}
+	// only a zstd frame at off needs it (the start of a gzip or plain
+	// file is not read: one request fewer for a remote one)
+	if n, _ := ra.ReadAt(h[:4], off); n < 4 || binary.LittleEndian.Uint32(h[:4]) != 0xFD2FB528 {
 		return nil, nil
 	}
 	if n, _ := ra.ReadAt(h[:], 0); n < 8 || binary.LittleEndian.Uint32(h[:4]) != 0x184D2A5D {
