@@ -193,11 +193,19 @@ func convert(name string, stdin io.Reader, w *sink, o options, stderr io.Writer,
 	kind, _ := wacz.SniffInput(br)
 	switch kind {
 	case wacz.KindWARC, wacz.KindWARCGzip, wacz.KindWARCZstd:
-		n, err := recompress(br, display, w)
-		if o.verbose {
-			fmt.Fprintf(stderr, "arc2warc: %s: %s, %d records copied\n", display, kind, n)
+		var warn func(string)
+		if o.policy != record.Fail {
+			warn = func(msg string) {
+				if !o.quiet {
+					fmt.Fprintf(stderr, "arc2warc: %s\n", msg)
+				}
+			}
 		}
-		return arc.Stats{Records: int64(n)}, err
+		n, skipped, err := recompress(br, display, w, warn)
+		if o.verbose {
+			fmt.Fprintf(stderr, "arc2warc: %s: %s, %d records copied, %d skipped\n", display, kind, n, skipped)
+		}
+		return arc.Stats{Records: int64(n), Skipped: int64(skipped)}, err
 	}
 	if o.recompress {
 		return arc.Stats{}, fmt.Errorf("%s: --recompress takes WARC files, and this is %s", display, describe(kind))

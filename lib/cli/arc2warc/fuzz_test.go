@@ -25,7 +25,7 @@ func FuzzRecompress(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out bytes.Buffer
 		s := newSink(options{version: record.WARC11, compression: compio.Gzip}, "", &out, 0)
-		n, err := recompress(bytes.NewReader(data), "fuzz", s)
+		n, _, err := recompress(bytes.NewReader(data), "fuzz", s, func(string) {})
 		if cerr := s.Close(); err == nil && cerr != nil {
 			t.Fatalf("close: %v", cerr)
 		}

@@ -281,19 +281,43 @@ func TestMaxSizeWARC10(t *testing.T) {
 }
 
 // TestRecompressTruncated: a block cut short is an error naming the input
-// and the record, whether the record is small or large (compressed as it
-// streams), and nothing is left under the output's name.
+// and the record under --strict, and for a record too large to hold whole
+// (compressed as it streams), with nothing left under the output's name;
+// otherwise the record is left out, reported, and the run exits 1 with the
+// rest written. Bytes that are no record are skipped up to the next one.
 func TestRecompressTruncated(t *testing.T) {
 	dir := t.TempDir()
-	for _, cl := range []string{"100", "99999999"} {
-		in := []byte("WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: " + cl + "\r\n\r\nabc")
+	for _, c := range []struct {
+		cl     string
+		strict bool
+		msg    string
+		output bool
+	}{
+		{"100", true, "-: record at decompressed offset 0: block cut short, 97 bytes missing", false},
+		{"100", false, "-: record at decompressed offset 0: block cut short, 97 bytes missing: left out (skipped)", true},
+		{"99999999", false, "-: record at decompressed offset 0: block cut short, 99999996 bytes missing", false},
+	} {
+		in := []byte("WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: " + c.cl + "\r\n\r\nabc")
 		out := filepath.Join(dir, "t.warc.gz")
-		_, se, code := runApp(t, in, "-o", out, "-")
-		if code != 1 || !strings.Contains(se, "-: record at decompressed offset 0: block cut short") {
-			t.Errorf("Content-Length %s: exit %d, %q", cl, code, se)
+		os.Remove(out)
+		args := []string{"-o", out, "-"}
+		if c.strict {
+			args = append(args, "--strict")
 		}
-		if _, err := os.Stat(out); err == nil {
-			t.Errorf("output left")
+		_, se, code := runApp(t, in, args...)
+		if code != 1 || !strings.Contains(se, c.msg) {
+			t.Errorf("Content-Length %s strict %v: exit %d, %q", c.cl, c.strict, code, se)
 		}
+		if _, err := os.Stat(out); (err == nil) != c.output {
+			t.Errorf("Content-Length %s strict %v: output written %v, want %v", c.cl, c.strict, err == nil, c.output)
+		}
+	}
+	// garbage between records: skipped, the records around it copied
+	rec := "WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n"
+	out := filepath.Join(dir, "g.warc")
+	_, se, code := runApp(t, []byte(rec+"garbage\nmore\n"+rec), "-o", out, "-")
+	got, _ := os.ReadFile(out)
+	if code != 1 || !strings.Contains(se, "-: at decompressed offset 59: 13 bytes that are no WARC record (starting \"garbage\\nmore\\nWAR\") skipped up to the next record (skipped)") || string(got) != rec+rec {
+		t.Errorf("garbage: exit %d, %q, output %q", code, se, got)
 	}
 }

@@ -55,24 +55,29 @@ func (c *countReader) Read(p []byte) (int, error) {
 // member layout, zstd) to s as they are: the same header and block bytes,
 // each record one member of the output's compression (warcio recompress),
 // followed by CRLF CRLF. Offsets in errors are of the decompressed input.
-func recompress(in io.Reader, display string, s *sink) (int, error) {
+//
+// With warn set (arc2warc without --strict), bytes that are no WARC record
+// are skipped up to the next line starting "WARC/", and a record whose
+// block the input cuts short is left out when it is small enough to be
+// held whole (a larger one is an error: its member is partly written);
+// each is reported through warn and counted in skipped.
+func recompress(in io.Reader, display string, s *sink, warn func(string)) (n, skipped int, err error) {
 	mr, err := compio.NewMemberReader(in)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", display, err)
+		return 0, 0, fmt.Errorf("%s: %w", display, err)
 	}
 	cr := &countReader{r: &memberStream{mr: mr}}
 	br := bufio.NewReaderSize(cr, 256<<10)
 	pos := func() int64 { return cr.n - int64(br.Buffered()) }
-	n := 0
 	for {
 		// the CRLF CRLF after a block, and any extra blank lines
 		for {
 			b, err := br.Peek(1)
 			if err == io.EOF {
-				return n, nil
+				return n, skipped, nil
 			}
 			if err != nil {
-				return n, fmt.Errorf("%s: at decompressed offset %d: %w", display, pos(), err)
+				return n, skipped, fmt.Errorf("%s: at decompressed offset %d: %w", display, pos(), err)
 			}
 			if b[0] != '\r' && b[0] != '\n' {
 				break
@@ -85,23 +90,61 @@ func recompress(in io.Reader, display string, s *sink) (int, error) {
 		}
 		if b, _ := br.Peek(5); string(b) != "WARC/" {
 			b, _ := br.Peek(16)
-			return n, fail("not a WARC record (starts with %q)", b)
+			if warn == nil {
+				return n, skipped, fail("not a WARC record (starts with %q)", b)
+			}
+			k, err := skipToRecord(br)
+			if err != nil && err != io.EOF {
+				return n, skipped, fail("%v", err)
+			}
+			skipped++
+			if err == io.EOF {
+				warn(fmt.Sprintf("%s: at decompressed offset %d: %d bytes that are no WARC record (starting %q) skipped to the end (skipped)", display, start, k, b))
+				return n, skipped, nil
+			}
+			warn(fmt.Sprintf("%s: at decompressed offset %d: %d bytes that are no WARC record (starting %q) skipped up to the next record (skipped)", display, start, k, b))
+			continue
 		}
 		head, length, typ, date, err := readWARCHead(br)
 		if err != nil {
-			return n, fail("%v", err)
+			return n, skipped, fail("%v", err)
 		}
 		block := &exactReader{r: io.LimitReader(br, length), left: length}
 		err = s.WriteRaw(typ, date, head, block, length)
 		// a block cut short is an error even where the writer took the
 		// short read for the end (the parallel gzip of a large record)
 		if block.err != nil {
-			return n, fail("%v", block.err)
+			if warn != nil && int64(len(head))+length+4 <= inlineOver {
+				// held whole: nothing of it was written
+				warn(fmt.Sprintf("%s: record at decompressed offset %d: %v: left out (skipped)", display, start, block.err))
+				skipped++
+				continue
+			}
+			return n, skipped, fail("%v", block.err)
 		}
 		if err != nil {
-			return n, fail("%v", err)
+			return n, skipped, fail("%v", err)
 		}
 		n++
+	}
+}
+
+// skipToRecord reads up to the next line that starts with "WARC/" and
+// returns how many bytes it passed; io.EOF when there is none.
+func skipToRecord(br *bufio.Reader) (int64, error) {
+	var k int64
+	for {
+		line, err := br.ReadSlice('\n')
+		k += int64(len(line))
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			return k, err
+		}
+		if b, _ := br.Peek(5); string(b) == "WARC/" {
+			return k, nil
+		}
 	}
 }
 
