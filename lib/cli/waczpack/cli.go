@@ -43,7 +43,7 @@ var valueFlags = map[string]bool{
 }
 
 // commands are the subcommand names.
-var commands = map[string]bool{"create": true, "index": true, "validate": true, "ls": true, "get": true, "help": true, "h": true}
+var commands = map[string]bool{"create": true, "index": true, "validate": true, "ls": true, "get": true, "check": true, "help": true, "h": true}
 
 // Reorder moves flags written after positional arguments in front of them
 // (urfave/cli stops at the first positional argument), so
@@ -99,7 +99,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:      "waczpack",
 		Usage:     "make, check and read WACZ web archive collections (WACZ 1.1.1)",
-		UsageText: "waczpack [create] -o OUT.wacz [FILE ...]\n   waczpack index [--cdx11] FILE ...\n   waczpack validate FILE.wacz\n   waczpack ls [--json] FILE.wacz\n   waczpack get FILE.wacz URL [--ts TIMESTAMP]",
+		UsageText: "waczpack [create] -o OUT.wacz [FILE ...]\n   waczpack index [--cdx11] FILE ...\n   waczpack validate FILE.wacz\n   waczpack check FILE ...\n   waczpack ls [--json] FILE.wacz\n   waczpack get FILE.wacz URL [--ts TIMESTAMP]",
 		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,
@@ -140,6 +140,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				Flags:     []cli.Flag{quiet},
 				Action:    func(c *cli.Context) error { return validate(c, stdout) },
 			},
+			checkCommand(stdin, stdout),
 			{
 				Name:      "ls",
 				Usage:     "list the captures of a WACZ (from its index)",

@@ -1,0 +1,110 @@
+package waczpack
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/wacz"
+	"github.com/urfave/cli/v2"
+)
+
+// checkCommand is `waczpack check FILE...`: the digests and structure of
+// bare WARC and ARC files, one line per problem on stdout (like warcio
+// check).
+func checkCommand(stdin io.Reader, stdout io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "recompute the WARC-Block-Digest and WARC-Payload-Digest of every record of WARC/ARC files and check their structure; one line per problem",
+		ArgsUsage: "FILE ...   (local, s3://bucket/key or prefix, https://; - or none: stdin)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "print only the problems"},
+			&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "one line per record: which digest convention matched, or that it has none"},
+		},
+		Action: func(c *cli.Context) error { return check(c, stdin, stdout) },
+	}
+}
+
+func check(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
+	files, err := cliutil.ExpandInputs(c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		if c.NArg() > 0 {
+			return fmt.Errorf("%s: no objects under the prefix", c.Args().First())
+		}
+		files = []string{"-"}
+	}
+	quiet, verbose := c.Bool("q"), c.Bool("v") && !c.Bool("q")
+	bw := bufio.NewWriterSize(stdout, 64<<10)
+	defer bw.Flush()
+	problems, bad := 0, 0
+	for _, name := range files {
+		n, err := checkOne(name, stdin, bw, quiet, verbose)
+		if err != nil {
+			fmt.Fprintln(bw, err)
+			n++
+		}
+		problems += n
+		if n > 0 {
+			bad++
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if problems > 0 {
+		msg := ""
+		if !quiet {
+			msg = fmt.Sprintf("waczpack check: %d problem(s) in %d of %d file(s)", problems, bad, len(files))
+		}
+		return &cliutil.ExitError{Code: cliutil.ExitFail, Msg: msg}
+	}
+	return nil
+}
+
+// checkOne checks one input and returns how many problems it printed.
+func checkOne(name string, stdin io.Reader, w io.Writer, quiet, verbose bool) (int, error) {
+	var r io.Reader = stdin
+	shown := name
+	switch {
+	case name == "-":
+	case cliutil.IsRemote(name):
+		f, s, err := cliutil.OpenInput(name)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		r, shown = f, s
+	default:
+		f, err := os.Open(name)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			return 0, fmt.Errorf("%s: is a directory", name)
+		}
+		r = f
+	}
+	opts := wacz.CheckOptions{Problem: func(p *record.Problem) { fmt.Fprintln(w, p.Error()) }}
+	if verbose {
+		opts.Verbose = func(off int64, line string) { fmt.Fprintf(w, "%s: record at offset %d: %s\n", shown, off, line) }
+	}
+	st, err := wacz.CheckArchive(r, shown, opts)
+	if err != nil {
+		return st.Problems, err
+	}
+	if st.Problems == 0 && !quiet {
+		fmt.Fprintf(w, "%s: ok: %d records, %d digests checked, %d records without digests", shown, st.Records, st.Checked, st.NoDigest)
+		if st.Dechunked > 0 || st.AsStored > 0 {
+			fmt.Fprintf(w, "; chunked payloads: %d digests over the de-chunked payload (WARC 1.1), %d over the entity as stored (warcio, wget)", st.Dechunked, st.AsStored)
+		}
+		fmt.Fprintln(w)
+	}
+	return st.Problems, nil
+}
