@@ -135,9 +135,9 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			},
 			{
 				Name:      "validate",
-				Usage:     "check a WACZ against the specification; one line per problem",
+				Usage:     "check a WACZ against the specification and recompute the digests of its WARC records; one line per problem",
 				ArgsUsage: "FILE.wacz",
-				Flags:     []cli.Flag{quiet},
+				Flags:     []cli.Flag{quiet, &cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "one line per WARC record: how its digests compared"}},
 				Action:    func(c *cli.Context) error { return validate(c, stdout) },
 			},
 			checkCommand(stdin, stdout),
@@ -363,7 +363,11 @@ func validate(c *cli.Context, stdout io.Writer) error {
 	if err := r.CheckEntries(); err != nil {
 		return err
 	}
-	problems := r.Validate()
+	vo := wacz.ValidateOptions{Digests: true}
+	if c.Bool("v") && !c.Bool("q") {
+		vo.Verbose = func(p wacz.Problem) { fmt.Fprintf(stdout, "%s: %s\n", name, p) }
+	}
+	problems := r.ValidateWith(vo)
 	if len(problems) == 0 {
 		if !c.Bool("q") {
 			fmt.Fprintf(stdout, "%s: valid WACZ %s\n", name, wacz.Version)
