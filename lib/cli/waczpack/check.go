@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/wacz"
 	"github.com/urfave/cli/v2"
 )
@@ -107,4 +109,42 @@ func checkOne(name string, stdin io.Reader, w io.Writer, quiet, verbose bool) (i
 		fmt.Fprintln(w)
 	}
 	return st.Problems, nil
+}
+
+// addVerified is create's AddInput; with verify (create --verify) the
+// input also streams through a goroutine that recomputes the digests of
+// its WARC records, whose digest problems (mismatches, unreadable values)
+// are appended to bad, one line each. The structure is create's own
+// business (it warns or fails as usual).
+func addVerified(w *wacz.Writer, name string, r io.Reader, verify bool, bad *[]string) error {
+	if !verify {
+		return w.AddInput(name, r)
+	}
+	shown := name
+	if cliutil.IsRemote(name) {
+		shown = store.Redact(name)
+	}
+	pr, pw := io.Pipe()
+	done := make(chan []string, 1)
+	go func() {
+		var lines []string
+		wacz.CheckArchive(pr, shown, wacz.CheckOptions{Problem: func(p *record.Problem) {
+			if wacz.IsDigestProblem(p.Msg) {
+				lines = append(lines, p.Error())
+			}
+		}})
+		io.Copy(io.Discard, pr)
+		done <- lines
+	}()
+	err := w.AddInput(name, io.TeeReader(r, pw))
+	pw.Close()
+	*bad = append(*bad, <-done...)
+	return err
+}
+
+// digestFailure is create --verify's failure: every digest problem, one
+// line each, and exit status 1.
+func digestFailure(out string, bad []string) error {
+	return &cliutil.ExitError{Code: cliutil.ExitFail, Msg: strings.Join(bad, "\n") +
+		fmt.Sprintf("\nwaczpack: %s not written: %d record digest problem(s) in the input (--verify)", out, len(bad))}
 }

@@ -207,3 +207,56 @@ func TestValidateDigests(t *testing.T) {
 		t.Errorf("untampered: exit %d %q %q", code, so, se)
 	}
 }
+
+// TestCreateVerifyDigests: create --verify recomputes the input's record
+// digests: a mismatch is one line (input, offset, URI, both digests), exit
+// 1 and no WACZ; valid input (both chunked payload conventions) packs.
+func TestCreateVerifyDigests(t *testing.T) {
+	body, msg, cmsg, cstored := checkBodies()
+	good := checkRec(warcgen.B32("sha1", "sha1", msg), warcgen.B32("sha1", "sha1", body), msg)
+	chunked := checkRec(warcgen.B32("sha1", "sha1", cmsg), warcgen.B32("sha1", "sha1", cstored), cmsg)
+	dechunked := checkRec(warcgen.Hex("sha256", "sha256", cmsg), warcgen.Hex("sha256", "sha256", body), cmsg)
+	bad := checkRec(warcgen.B32("sha1", "sha1", msg), warcgen.Hex("sha1", "sha1", []byte("other")), msg)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.wacz")
+	for _, gz := range []bool{true, false} {
+		in := filepath.Join(dir, "in.warc")
+		data := append(append(append(append([]byte{}, good...), chunked...), dechunked...), bad...)
+		off := len(good) + len(chunked) + len(dechunked)
+		if gz {
+			in += ".gz"
+			data = warcgen.Gzip(good, chunked, dechunked, bad)
+			off = len(warcgen.Gzip(good, chunked, dechunked))
+		}
+		os.WriteFile(in, data, 0o644)
+		_, se, code := run(t, nil, "create", "--verify", "-o", out, in)
+		want := in + ": record at offset " + strconv.Itoa(off) + ": WARC-Payload-Digest mismatch for " + checkURI + ": header " +
+			warcgen.Hex("sha1", "sha1", []byte("other")) + ", computed " + warcgen.Hex("sha1", "sha1", body) + "\n" +
+			"waczpack: " + out + " not written: 1 record digest problem(s) in the input (--verify)\n"
+		if code != 1 || se != want {
+			t.Errorf("gzip %v: exit %d\nstderr:\n%s\nwant:\n%s", gz, code, se, want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("gzip %v: %s written", gz, out)
+		}
+		// without --verify it packs (validate then finds the mismatch)
+		if _, se, code := run(t, nil, "create", "-q", "-o", out, in); code != 0 {
+			t.Errorf("gzip %v: without --verify: exit %d %s", gz, code, se)
+		}
+		os.Remove(out)
+		data = append(append(append([]byte{}, good...), chunked...), dechunked...)
+		if gz {
+			data = warcgen.Gzip(good, chunked, dechunked)
+		}
+		os.WriteFile(in, data, 0o644)
+		if _, se, code := run(t, nil, "create", "--verify", "-o", out, in); code != 0 {
+			t.Errorf("gzip %v: valid input: exit %d %s", gz, code, se)
+		}
+		os.Remove(out)
+		os.Remove(in)
+	}
+	// the fixtures pass
+	if _, se, code := run(t, nil, "create", "--verify", "-q", "-o", out, samples.Path("example.warc.gz"), samples.Path("post-test.warc.gz"), samples.Path("example.arc.gz")); code != 0 {
+		t.Errorf("fixtures: exit %d %s", code, se)
+	}
+}

@@ -116,7 +116,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 					&cli.StringFlag{Name: "pages", Usage: "pages.jsonl or URL list to use instead of page detection"},
 					&cli.BoolFlag{Name: "text", Usage: "extract page text into pages.jsonl (full-text search; reads pages whole)"},
 					&cli.BoolFlag{Name: "frames", Usage: "read HTML pages whole so that documents embedded with <iframe>/<frame> are not listed as pages (slower)"},
-					&cli.BoolFlag{Name: "verify", Usage: "inflate every gzip member of the input to its end, checking its CRC"},
+					&cli.BoolFlag{Name: "verify", Usage: "inflate every gzip member of the input to its end, checking its CRC, and recompute every record's WARC-Block-Digest and WARC-Payload-Digest (no output on a mismatch)"},
 					&cli.StringFlag{Name: "hash", Value: "sha256", Usage: "resource hash: sha256 or md5"},
 					&cli.StringFlag{Name: "split", Usage: "split archive/ into WARCs of at most `SIZE` bytes (suffixes K, M, G)"},
 					&cli.BoolFlag{Name: "lenient", Usage: "go on past damaged input (truncated records, garbage), with warnings"},
@@ -271,6 +271,7 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var badDigests []string
 	for _, name := range inputs {
 		var r io.Reader
 		if name == "-" {
@@ -298,13 +299,16 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 			r = f
 			defer f.Close()
 		}
-		if err := w.AddInput(name, r); err != nil {
+		if err := addVerified(w, name, r, opts.Verify, &badDigests); err != nil {
 			w.Close()
 			return err
 		}
 	}
 	if err := w.Close(); err != nil {
 		return err
+	}
+	if len(badDigests) > 0 {
+		return digestFailure(out, badDigests)
 	}
 	if tf, ok := zf.(*tailfile.File); ok {
 		if err := tf.Close(); err != nil {
