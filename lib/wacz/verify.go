@@ -34,6 +34,7 @@ type CheckStats struct {
 	AsStored  int // payload digests over the chunked entity as stored
 	Dechunked int // payload digests over the de-chunked payload of a chunked entity (WARC 1.1)
 	Problems  int
+	ARC       bool // the input was ARC (no digests: structure only)
 }
 
 // CheckArchive reads a WARC or ARC file (plain, gzip or zstd, told by its
@@ -60,6 +61,7 @@ func CheckArchive(r io.Reader, name string, opts CheckOptions) (CheckStats, erro
 		return st, fmt.Errorf("%s: %v", name, err)
 	}
 	if kind == KindARC || kind == KindARCGzip {
+		st.ARC = true
 		ar, err := arc.NewReader(br, arc.WithName(name), arc.WithPolicy(record.Warn), arc.WithProblemFunc(problem))
 		if err != nil {
 			return st, err

@@ -101,7 +101,9 @@ func checkOne(name string, stdin io.Reader, w io.Writer, quiet, verbose bool) (i
 	if err != nil {
 		return st.Problems, err
 	}
-	if st.Problems == 0 && !quiet {
+	if st.Problems == 0 && !quiet && st.ARC {
+		fmt.Fprintf(w, "%s: ok: %d ARC records (ARC has no digests: structure checked)\n", shown, st.Records)
+	} else if st.Problems == 0 && !quiet {
 		fmt.Fprintf(w, "%s: ok: %d records, %d digests checked, %d records without digests", shown, st.Records, st.Checked, st.NoDigest)
 		if st.Dechunked > 0 || st.AsStored > 0 {
 			fmt.Fprintf(w, "; chunked payloads: %d digests over the de-chunked payload (WARC 1.1), %d over the entity as stored (warcio, wget)", st.Dechunked, st.AsStored)

@@ -161,6 +161,18 @@ func TestCheckFixtures(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(so, u+": ok: 6 records") {
 		t.Errorf("over http: exit %d\n%s%s", code, so, se)
 	}
+	// the damaged ARC fixture: one line per problem
+	bad := samples.Path("bad.arc")
+	so, se, code = run(t, nil, "check", bad, samples.Path("example.arc"))
+	want := bad + `: record at offset 0: bad length "-1": block taken up to the next record (72 bytes)
+` + bad + `: record at offset 134: bad length "-1": block taken up to the next record (0 bytes)
+` + bad + `: record at offset 134: date "201404010000000000" is not 14 digits: read as 20140401000000
+` + bad + `: record at offset 262: bad length "abc": block taken up to the end of the file (0 bytes)
+` + bad + `: record at offset 262: date "201404010000000000" is not 14 digits: read as 20140401000000
+` + samples.Path("example.arc") + ": ok: 2 ARC records (ARC has no digests: structure checked)\n"
+	if code != 1 || so != want || se != "waczpack check: 5 problem(s) in 1 of 2 file(s)\n" {
+		t.Errorf("bad.arc: exit %d\n%s\nwant:\n%s%s", code, so, want, se)
+	}
 	// stdin
 	so, _, code = run(t, mustRead(t, "example.warc.gz"), "check")
 	if code != 0 || !strings.HasPrefix(so, "-: ok: 6 records") {
