@@ -56,6 +56,9 @@ func CheckArchive(r io.Reader, name string, opts CheckOptions) (CheckStats, erro
 		}
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
+	if b, _ := br.Peek(4); string(b) == "PK\x03\x04" {
+		return st, fmt.Errorf("%s: a zip file, not a WARC or ARC file (a WACZ? waczpack validate checks those)", name)
+	}
 	kind, err := SniffInput(br)
 	if err != nil {
 		return st, fmt.Errorf("%s: %v", name, err)

@@ -173,6 +173,14 @@ func TestCheckFixtures(t *testing.T) {
 	if code != 1 || so != want || se != "waczpack check: 5 problem(s) in 1 of 2 file(s)\n" {
 		t.Errorf("bad.arc: exit %d\n%s\nwant:\n%s%s", code, so, want, se)
 	}
+	// a WACZ is not for check
+	wacz := filepath.Join(t.TempDir(), "x.wacz")
+	if _, se, code := run(t, nil, "create", "-q", "-o", wacz, samples.Path("example.warc.gz")); code != 0 {
+		t.Fatal(se)
+	}
+	if so, _, code := run(t, nil, "check", wacz); code != 1 || so != wacz+": a zip file, not a WARC or ARC file (a WACZ? waczpack validate checks those)\n" {
+		t.Errorf("WACZ: exit %d %q", code, so)
+	}
 	// stdin
 	so, _, code = run(t, mustRead(t, "example.warc.gz"), "check")
 	if code != 0 || !strings.HasPrefix(so, "-: ok: 6 records") {
