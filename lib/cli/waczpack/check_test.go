@@ -95,6 +95,10 @@ func TestCheckTampered(t *testing.T) {
 			"record at offset 0: WARC-Block-Digest mismatch for " + checkURI + ": header " + warcgen.B32("sha1", "sha1", msg) + ", computed " + warcgen.B32("sha1", "sha1", flipped),
 			"record at offset 0: WARC-Payload-Digest mismatch for " + checkURI + ": header " + warcgen.B32("sha1", "sha1", body) + ", computed " + warcgen.B32("sha1", "sha1", warcgen.Flip(body, "hello", "jello")),
 		}},
+		{"payload-byte.warc.zst", warcgen.Zstd(good, warcgen.Flip(good, "hello", "jello")), []string{
+			"record at offset " + strconv.Itoa(len(warcgen.Zstd(good))) + ": WARC-Block-Digest mismatch for " + checkURI + ": header " + warcgen.B32("sha1", "sha1", msg) + ", computed " + warcgen.B32("sha1", "sha1", flipped),
+			"record at offset " + strconv.Itoa(len(warcgen.Zstd(good))) + ": WARC-Payload-Digest mismatch for " + checkURI + ": header " + warcgen.B32("sha1", "sha1", body) + ", computed " + warcgen.B32("sha1", "sha1", warcgen.Flip(body, "hello", "jello")),
+		}},
 		{"http-header-byte.warc.gz", warcgen.Gzip(good, warcgen.Flip(good, "Server: warcgen", "Server: warcgem")), []string{
 			"record at offset " + strconv.FormatInt(second, 10) + ": WARC-Block-Digest mismatch for " + checkURI + ": header " + warcgen.B32("sha1", "sha1", msg) + ", computed " + warcgen.B32("sha1", "sha1", headFlip),
 		}},

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/arcport/arcport/lib/record"
+	"github.com/klauspost/compress/zstd"
 )
 
 // Field is one WARC header field.
@@ -107,6 +108,21 @@ func Gzip(recs ...[]byte) []byte {
 		zw.Close()
 	}
 	return out.Bytes()
+}
+
+// Zstd compresses each of recs into its own zstd frame and concatenates
+// them (a .warc.zst without a dictionary).
+func Zstd(recs ...[]byte) []byte {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		panic(err)
+	}
+	defer enc.Close()
+	var out []byte
+	for _, r := range recs {
+		out = enc.EncodeAll(r, out)
+	}
+	return out
 }
 
 // Flip returns a copy of b with the first occurrence of old (which must be
