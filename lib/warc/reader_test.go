@@ -615,7 +615,7 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("WARC/1.0\r\n\r\nWARC/"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, pol := range []record.Policy{record.Warn, record.Fail} {
-			r, err := NewReader(bytes.NewReader(data), WithPolicy(pol), WithVerifyDigests(true), WithProblemFunc(func(*record.Problem) {}))
+			r, err := NewReader(bytes.NewReader(data), WithPolicy(pol), WithDigestFunc(func(*DigestCheck) {}), WithProblemFunc(func(*record.Problem) {}))
 			if err != nil {
 				continue
 			}
