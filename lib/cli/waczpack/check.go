@@ -113,12 +113,18 @@ func checkOne(name string, stdin io.Reader, w io.Writer, quiet, verbose bool) (i
 	return st.Problems, nil
 }
 
+// verified gathers what create --verify found in the records' digests.
+type verified struct {
+	bad []string        // digest problems, one line each
+	st  wacz.CheckStats // summed over the inputs
+}
+
 // addVerified is create's AddInput; with verify (create --verify) the
 // input also streams through a goroutine that recomputes the digests of
 // its WARC records, whose digest problems (mismatches, unreadable values)
-// are appended to bad, one line each. The structure is create's own
-// business (it warns or fails as usual).
-func addVerified(w *wacz.Writer, name string, r io.Reader, verify bool, bad *[]string) error {
+// are added to vf, one line each. The structure is create's own business
+// (it warns or fails as usual).
+func addVerified(w *wacz.Writer, name string, r io.Reader, verify bool, vf *verified) error {
 	if !verify {
 		return w.AddInput(name, r)
 	}
@@ -127,21 +133,38 @@ func addVerified(w *wacz.Writer, name string, r io.Reader, verify bool, bad *[]s
 		shown = store.Redact(name)
 	}
 	pr, pw := io.Pipe()
-	done := make(chan []string, 1)
+	type result struct {
+		lines []string
+		st    wacz.CheckStats
+	}
+	done := make(chan result, 1)
 	go func() {
-		var lines []string
-		wacz.CheckArchive(pr, shown, wacz.CheckOptions{Problem: func(p *record.Problem) {
+		var res result
+		res.st, _ = wacz.CheckArchive(pr, shown, wacz.CheckOptions{Problem: func(p *record.Problem) {
 			if wacz.IsDigestProblem(p.Msg) {
-				lines = append(lines, p.Error())
+				res.lines = append(res.lines, p.Error())
 			}
 		}})
 		io.Copy(io.Discard, pr)
-		done <- lines
+		done <- res
 	}()
 	err := w.AddInput(name, io.TeeReader(r, pw))
 	pw.Close()
-	*bad = append(*bad, <-done...)
+	res := <-done
+	vf.bad = append(vf.bad, res.lines...)
+	vf.st.Records += res.st.Records
+	vf.st.Checked += res.st.Checked
+	vf.st.Mismatch += res.st.Mismatch
+	vf.st.NoDigest += res.st.NoDigest
+	vf.st.AsStored += res.st.AsStored
+	vf.st.Dechunked += res.st.Dechunked
 	return err
+}
+
+// summary is create -v's line about the digests (with --verify).
+func (vf *verified) summary(out string) string {
+	return fmt.Sprintf("%s: --verify: %d record digests recomputed, all matching; %d records without digests; chunked payloads: %d digests over the de-chunked payload (WARC 1.1), %d over the entity as stored (warcio, wget)",
+		out, vf.st.Checked, vf.st.NoDigest, vf.st.Dechunked, vf.st.AsStored)
 }
 
 // digestFailure is create --verify's failure: every digest problem, one

@@ -271,7 +271,7 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var badDigests []string
+	var vf verified
 	for _, name := range inputs {
 		var r io.Reader
 		if name == "-" {
@@ -299,7 +299,7 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 			r = f
 			defer f.Close()
 		}
-		if err := addVerified(w, name, r, opts.Verify, &badDigests); err != nil {
+		if err := addVerified(w, name, r, opts.Verify, &vf); err != nil {
 			w.Close()
 			return err
 		}
@@ -307,8 +307,8 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	if len(badDigests) > 0 {
-		return digestFailure(out, badDigests)
+	if len(vf.bad) > 0 {
+		return digestFailure(out, vf.bad)
 	}
 	if tf, ok := zf.(*tailfile.File); ok {
 		if err := tf.Close(); err != nil {
@@ -331,6 +331,9 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 		}
 		if s.Handovers > 0 {
 			fmt.Fprintf(stderr, "%s: %d inputs read by the careful path from some point on\n", out, s.Handovers)
+		}
+		if opts.Verify {
+			fmt.Fprintln(stderr, vf.summary(out))
 		}
 	}
 	return nil
