@@ -23,5 +23,8 @@
 //
 // Reader opens a WACZ through an io.ReaderAt and reads a capture with a
 // ranged read of the STORED WARC, the way ReplayWeb.page does over HTTP
-// Range requests; Validate checks everything the specification requires.
+// Range requests; Validate checks everything the specification requires,
+// and ValidateWith with Digests recomputes the WARC records' digests too.
+// CheckArchive checks a bare WARC or ARC file (digests and structure), as
+// warcio check does.
 package wacz
