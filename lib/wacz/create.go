@@ -57,6 +57,8 @@ type Options struct {
 	// end, checking its CRC, instead of skipping the parts that indexing
 	// and page detection do not need.
 	Verify bool
+	// Signer, when not nil, signs datapackage-digest.json (sign.go).
+	Signer Signer
 	// NoFastPath reads gzip-per-record input with lib/warc's reader only
 	// (for tests comparing the two).
 	NoFastPath bool
