@@ -1,0 +1,222 @@
+// End-to-end test of WACZ signing with ReplayWeb.page: a WACZ signed with
+// `waczpack create --sign-key` is opened in ReplayWeb.page (headless
+// Chromium), whose engine wabac.js checks datapackage-digest.json's
+// signature with WebCrypto when it loads the WACZ; the test reads what it
+// recorded (IndexedDB "verification" rows, e2e/replay/verify.cjs).
+
+package e2e
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// rwpVerifyRow is one row of wabac.js's "verification" store.
+type rwpVerifyRow struct {
+	ID       string `json:"id"`
+	Expected any    `json:"expected"`
+	Matched  any    `json:"matched"`
+}
+
+type rwpVerify struct {
+	Title        string
+	Coll         string
+	Verification []rwpVerifyRow
+	API          any
+}
+
+// wzReplayVerify serves the WACZ with ReplayWeb.page as wzReplayTitle does
+// and returns what ReplayWeb.page recorded about its signature.
+func wzReplayVerify(t *testing.T, waczPath, target string) rwpVerify {
+	t.Helper()
+	node, nodePath, rwp := wzReplayPeers(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/index.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>harness</title><script src="./ui.js"></script></head>
+<body style="margin:0"><replay-web-page style="height:600px;display:block" source="/collection.wacz" url="%s" replaybase="./replay/"></replay-web-page></body></html>
+`, target)
+	})
+	mux.HandleFunc("/collection.wacz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/wacz")
+		http.ServeFile(w, r, waczPath)
+	})
+	files := http.FileServer(http.Dir(rwp))
+	mux.Handle("/replay/", http.StripPrefix("/replay", files))
+	mux.Handle("/", files)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	cmd := exec.Command(node, filepath.Join(repoRoot(), "e2e/replay/verify.cjs"), srv.URL, target, "90000")
+	cmd.Env = append(os.Environ(), "NODE_PATH="+nodePath)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("replay of %s failed: %v\n%s", target, err, se.String())
+	}
+	if os.Getenv("VERIFY_DEBUG") != "" {
+		t.Log(so.String())
+	}
+	var res rwpVerify
+	if err := json.Unmarshal(so.Bytes(), &res); err != nil {
+		t.Fatalf("harness output %q: %v", so.String(), err)
+	}
+	t.Logf("ReplayWeb.page verification rows %+v; api verify %v", res.Verification, res.API)
+	return res
+}
+
+func (v rwpVerify) row(id string) *rwpVerifyRow {
+	for i := range v.Verification {
+		if v.Verification[i].ID == id {
+			return &v.Verification[i]
+		}
+	}
+	return nil
+}
+
+func writeECKey(t *testing.T, c elliptic.Curve) string {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(c, rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := x509.MarshalPKCS8PrivateKey(k)
+	p := filepath.Join(t.TempDir(), "key.pem")
+	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: b}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// digestJSON returns datapackage-digest.json of a WACZ.
+func digestJSON(t *testing.T, wacz string) map[string]any {
+	t.Helper()
+	b, err := exec.Command("unzip", "-p", wacz, "datapackage-digest.json").Output()
+	if err != nil {
+		needPeer(t, "unzip", err.Error())
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestReplaySignedWACZ(t *testing.T) {
+	wzReplayPeers(t)
+	arc, err := os.ReadFile(sample("example.arc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+
+	// P-384: ReplayWeb.page verifies the signature (matched true) and
+	// shows the key, the created date and the software
+	wacz := filepath.Join(dir, "signed.wacz")
+	if _, stderr, code := run(t, bin(t, "waczpack"), arc, "-o", wacz, "--sign-key", writeECKey(t, elliptic.P384())); code != 0 {
+		t.Fatalf("create: exit %d: %s", code, stderr)
+	}
+	out, stderr, code := run(t, bin(t, "waczpack"), nil, "validate", wacz)
+	if code != 0 || !regexp.MustCompile(`signed anonymously by P-384 key`).Match(out) {
+		t.Fatalf("validate: exit %d: %s%s", code, out, stderr)
+	}
+	d := digestJSON(t, wacz)
+	sd := d["signedData"].(map[string]any)
+	v := wzReplayVerify(t, wacz, "http://example.com/")
+	if v.Title != "Example Domain" {
+		t.Errorf("ReplayWeb.page shows %q", v.Title)
+	}
+	if r := v.row("signature"); r == nil || r.Matched != true {
+		t.Errorf("ReplayWeb.page signature row %+v, want matched true", r)
+	}
+	for id, want := range map[string]any{"publicKey": sd["publicKey"], "created": sd["created"], "software": sd["software"], "datapackageHash": d["hash"]} {
+		if r := v.row(id); r == nil || r.Expected != want {
+			t.Errorf("ReplayWeb.page %s row %+v, want expected %v", id, r, want)
+		}
+	}
+
+	// the collection API (what the embed's "Technical Information" shows)
+	api, _ := v.API.(map[string]any)
+	for k, want := range map[string]any{"publicKey": sd["publicKey"], "created": sd["created"], "software": sd["software"], "datapackageHash": d["hash"]} {
+		if api == nil || api[k] != want {
+			t.Errorf("ReplayWeb.page API verify.%s = %v, want %v (verify %v)", k, api[k], want, v.API)
+		}
+	}
+
+	// the same WACZ with one bit of the signature flipped: matched false
+	bad := filepath.Join(dir, "bad.wacz")
+	badSig := []byte(sd["signature"].(string))
+	if badSig[5] == 'A' {
+		badSig[5] = 'B'
+	} else {
+		badSig[5] = 'A'
+	}
+	editZipEntry(t, wacz, bad, "datapackage-digest.json", func(b []byte) []byte {
+		return bytes.Replace(b, []byte(sd["signature"].(string)), badSig, 1)
+	})
+	if _, _, code := run(t, bin(t, "waczpack"), nil, "validate", bad); code != 1 {
+		t.Errorf("validate of a bad signature: exit %d, want 1", code)
+	}
+	v = wzReplayVerify(t, bad, "http://example.com/")
+	if r := v.row("signature"); r == nil || r.Matched != false {
+		t.Errorf("ReplayWeb.page signature row for a bad signature %+v, want matched false", r)
+	}
+
+	// P-256: waczpack verifies it, ReplayWeb.page cannot (it imports P-384
+	// only): no signature row at all, as the create warning says
+	p256 := filepath.Join(dir, "p256.wacz")
+	if _, stderr, code := run(t, bin(t, "waczpack"), arc, "-o", p256, "--sign-key", writeECKey(t, elliptic.P256())); code != 0 || !bytes.Contains([]byte(stderr), []byte("P-384 keys only")) {
+		t.Fatalf("create P-256: exit %d: %s", code, stderr)
+	}
+	v = wzReplayVerify(t, p256, "http://example.com/")
+	if r := v.row("signature"); r != nil && r.Matched == true {
+		t.Errorf("ReplayWeb.page verified a P-256 signature (%+v): the warning is wrong", r)
+	}
+}
+
+// editZipEntry copies the zip src to dst, passing entry name through fn.
+func editZipEntry(t *testing.T, src, dst, name string, fn func([]byte) []byte) {
+	t.Helper()
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	f, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := zip.NewWriter(f)
+	for _, e := range zr.File {
+		rc, _ := e.Open()
+		data, _ := io.ReadAll(rc)
+		rc.Close()
+		if e.Name == name {
+			data = fn(data)
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: e.Name, Method: e.Method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
