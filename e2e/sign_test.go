@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -218,5 +219,78 @@ func editZipEntry(t *testing.T, src, dst, name string, fn func([]byte) []byte) {
 	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// awpSign is ArchiveWeb.page's signing (awp-sw src/keystore.ts KeyStore.sign)
+// run in Node's WebCrypto: a new P-384 key, ECDSA SHA-256 over the UTF-8 of
+// the hash, the key exported as SPKI; both base64.
+const awpSign = `
+const [hash, created] = process.argv.slice(1);
+(async () => {
+  const { subtle } = globalThis.crypto;
+  const kp = await subtle.generateKey({ name: "ECDSA", namedCurve: "P-384" }, true, ["sign", "verify"]);
+  const spki = await subtle.exportKey("spki", kp.publicKey);
+  const sig = await subtle.sign({ name: "ECDSA", hash: "SHA-256" }, kp.privateKey, new TextEncoder().encode(hash));
+  const b64 = (b) => Buffer.from(new Uint8Array(b)).toString("base64");
+  console.log(JSON.stringify({ hash, signature: b64(sig), publicKey: b64(spki), created, software: "ArchiveWeb.page keystore (node webcrypto)" }));
+})().catch((e) => { console.error(String(e)); process.exit(1); });
+`
+
+// TestValidateWebCryptoSignature: waczpack validate verifies a signature
+// made as ArchiveWeb.page makes it (WebCrypto, raw r||s), put into a
+// waczpack WACZ's datapackage-digest.json as awp-sw writes it.
+func TestValidateWebCryptoSignature(t *testing.T) {
+	node := needCmd(t, "node", "nodejs")
+	arc, err := os.ReadFile(sample("example.arc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	wacz := filepath.Join(dir, "plain.wacz")
+	if _, stderr, code := run(t, bin(t, "waczpack"), arc, "-o", wacz); code != 0 {
+		t.Fatalf("create: exit %d: %s", code, stderr)
+	}
+	d := digestJSON(t, wacz)
+	dpRaw, err := exec.Command("unzip", "-p", wacz, "datapackage.json").Output()
+	if err != nil {
+		needPeer(t, "unzip", err.Error())
+	}
+	var dp struct{ Created string }
+	json.Unmarshal(dpRaw, &dp)
+	out, err := exec.Command(node, "-e", awpSign, d["hash"].(string), dp.Created).Output()
+	if err != nil {
+		t.Fatalf("node webcrypto: %v", err)
+	}
+	var sd map[string]any
+	if err := json.Unmarshal(out, &sd); err != nil {
+		t.Fatal(err)
+	}
+	signed := filepath.Join(dir, "awp.wacz")
+	editZipEntry(t, wacz, signed, "datapackage-digest.json", func([]byte) []byte {
+		b, _ := json.MarshalIndent(map[string]any{"path": "datapackage.json", "hash": d["hash"], "signedData": sd}, "", "  ")
+		return b
+	})
+	so, se, code := run(t, bin(t, "waczpack"), nil, "validate", signed)
+	if code != 0 || !bytes.Contains(so, []byte(": signed anonymously by P-384 key ")) || !bytes.Contains(so, []byte("with ArchiveWeb.page keystore")) {
+		t.Errorf("validate: exit %d: %s%s", code, so, se)
+	}
+	t.Logf("%s", so)
+	// another key's signature over another hash: exit 1, one line
+	out2, err := exec.Command(node, "-e", awpSign, "sha256:"+strings.Repeat("0", 64), dp.Created).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sd2 map[string]any
+	json.Unmarshal(out2, &sd2)
+	sd2["hash"] = d["hash"]
+	forged := filepath.Join(dir, "forged.wacz")
+	editZipEntry(t, wacz, forged, "datapackage-digest.json", func([]byte) []byte {
+		b, _ := json.MarshalIndent(map[string]any{"path": "datapackage.json", "hash": d["hash"], "signedData": sd2}, "", "  ")
+		return b
+	})
+	so, se, code = run(t, bin(t, "waczpack"), nil, "validate", forged)
+	if code != 1 || len(so) != 0 || strings.Count(se, "\n") != 1 || !strings.Contains(se, "signature does not verify") {
+		t.Errorf("forged: exit %d: %q %q", code, so, se)
 	}
 }
