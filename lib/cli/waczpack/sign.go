@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/wacz"
@@ -35,7 +34,7 @@ func signerFromFlags(c *cli.Context, software string, stderr io.Writer) (wacz.Si
 	case c.String("sign-token") != "" && url == "" && c.IsSet("sign-token"):
 		return nil, cliutil.Usagef("--sign-token needs --sign-url")
 	case key != "":
-		b, err := os.ReadFile(key)
+		b, err := readFlagFile(key)
 		if err != nil {
 			return nil, err
 		}
@@ -58,7 +57,7 @@ func signerFromFlags(c *cli.Context, software string, stderr io.Writer) (wacz.Si
 func reportSignature(c *cli.Context, r *wacz.Reader, name string, stdout io.Writer) error {
 	var o wacz.VerifyOptions
 	if p := c.String("trust"); p != "" {
-		b, err := os.ReadFile(p)
+		b, err := readFlagFile(p)
 		if err != nil {
 			return err
 		}
@@ -80,4 +79,15 @@ func reportSignature(c *cli.Context, r *wacz.Reader, name string, stdout io.Writ
 		fmt.Fprintf(stdout, "%s: warning: %s\n", name, w)
 	}
 	return nil
+}
+
+// readFlagFile reads a small file a flag names (a path, "-" or a URL, as
+// --pages).
+func readFlagFile(p string) ([]byte, error) {
+	f, _, err := cliutil.OpenInput(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 1<<20))
 }
