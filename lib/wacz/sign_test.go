@@ -323,3 +323,30 @@ func TestURLSignerChecksAnswer(t *testing.T) {
 		t.Error("404: no error")
 	}
 }
+
+// FuzzVerifySignedData feeds arbitrary time-stamp responses and signatures
+// to the verifier, seeded with a real authsign-style answer: it must never
+// panic, and only the untouched answer verifies.
+func FuzzVerifySignedData(f *testing.F) {
+	a := signtest.New("archive.example.org")
+	hash := "sha256:" + strings.Repeat("ab", 32)
+	created := FormatTime(time.Now().Truncate(time.Second))
+	b, _ := json.Marshal(a.Sign(hash, created))
+	var good SignedData
+	json.Unmarshal(b, &good)
+	ts, _ := base64.StdEncoding.DecodeString(good.TimeSignature)
+	sig, _ := base64.StdEncoding.DecodeString(good.Signature)
+	f.Add(ts, sig)
+	f.Add([]byte{0x30, 0x03, 0x02, 0x01, 0x00}, []byte{})
+	f.Add(ts[:len(ts)/2], sig[:10])
+	f.Fuzz(func(t *testing.T, ts, sig []byte) {
+		sd := good
+		sd.TimeSignature = base64.StdEncoding.EncodeToString(ts)
+		sd.Signature = base64.StdEncoding.EncodeToString(sig)
+		VerifySignedData(&sd, hash, VerifyOptions{})
+		anon := SignedData{Hash: hash, Created: created, Signature: sd.Signature, PublicKey: base64.StdEncoding.EncodeToString(ts)}
+		if _, err := VerifySignedData(&anon, hash, VerifyOptions{}); err == nil {
+			t.Fatalf("random key %x and signature %x verify", ts, sig)
+		}
+	})
+}
