@@ -12,11 +12,17 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,6 +31,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // rwpVerifyRow is one row of wabac.js's "verification" store.
@@ -292,5 +299,82 @@ func TestValidateWebCryptoSignature(t *testing.T) {
 	so, se, code = run(t, bin(t, "waczpack"), nil, "validate", forged)
 	if code != 1 || len(so) != 0 || strings.Count(se, "\n") != 1 || !strings.Contains(se, "signature does not verify") {
 		t.Errorf("forged: exit %d: %q %q", code, so, se)
+	}
+}
+
+// TestReplayDomainSignedWACZ: a WACZ signed as authsign signs (domain
+// certificate, base64 DER ECDSA signature; made here with crypto/x509, the
+// time-stamp left out) is validated by waczpack and opened in
+// ReplayWeb.page, which shows the domain and the certificate fingerprint.
+func TestReplayDomainSignedWACZ(t *testing.T) {
+	wzReplayPeers(t)
+	arc, err := os.ReadFile(sample("example.arc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	wacz := filepath.Join(dir, "plain.wacz")
+	if _, stderr, code := run(t, bin(t, "waczpack"), arc, "-o", wacz); code != 0 {
+		t.Fatalf("create: exit %d: %s", code, stderr)
+	}
+	d := digestJSON(t, wacz)
+	dpRaw, _ := exec.Command("unzip", "-p", wacz, "datapackage.json").Output()
+	var dp struct{ Created string }
+	json.Unmarshal(dpRaw, &dp)
+
+	caKey, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	from := time.Now().Add(-time.Hour)
+	caT := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "e2e CA"}, NotBefore: from, NotAfter: from.Add(48 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	caDER, _ := x509.CreateCertificate(rand.Reader, caT, caT, &caKey.PublicKey, caKey)
+	ca, _ := x509.ParseCertificate(caDER)
+	leafDER, err := x509.CreateCertificate(rand.Reader, &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "signer.example.org"},
+		DNSNames: []string{"signer.example.org"}, NotBefore: from, NotAfter: from.Add(48 * time.Hour)}, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256([]byte(d["hash"].(string)))
+	der, _ := ecdsa.SignASN1(rand.Reader, key, h[:])
+	var rs struct{ R, S *big.Int }
+	asn1.Unmarshal(der, &rs)
+	raw := make([]byte, 64)
+	rs.R.FillBytes(raw[:32])
+	rs.S.FillBytes(raw[32:])
+	for _, enc := range []struct {
+		name  string
+		sig   []byte
+		rwpOK bool
+	}{{"DER", der, false}, {"raw", raw, true}} {
+		sig := enc.sig
+		// PEM certificates separated by a blank line, as ACME serves the chain
+		// (wabac.js splits domainCert on "\n\n")
+		chain := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leafDER})) + "\n" + string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}))
+		sd := map[string]any{"hash": d["hash"], "created": dp.Created, "software": "authsigner e2e", "version": "0.1.0",
+			"signature": base64.StdEncoding.EncodeToString(sig), "domain": "signer.example.org", "domainCert": chain}
+		signed := filepath.Join(dir, "domain-"+enc.name+".wacz")
+		editZipEntry(t, wacz, signed, "datapackage-digest.json", func([]byte) []byte {
+			b, _ := json.MarshalIndent(map[string]any{"path": "datapackage.json", "hash": d["hash"], "signedData": sd}, "", "  ")
+			return b
+		})
+		so, se, code := run(t, bin(t, "waczpack"), nil, "validate", signed)
+		if code != 0 || !bytes.Contains(so, []byte(": signed by signer.example.org (certificate sha256 ")) || !bytes.Contains(so, []byte("warning: no timeSignature")) {
+			t.Errorf("validate: exit %d: %s%s", code, so, se)
+		}
+		t.Logf("%s", so)
+
+		v := wzReplayVerify(t, signed, "http://example.com/")
+		fp := sha256.Sum256(leafDER)
+		if r := v.row("domain"); r == nil || r.Expected != "signer.example.org" || r.Matched != "signer.example.org" {
+			t.Errorf("ReplayWeb.page domain row %+v", r)
+		}
+		if r := v.row("certFingerprint"); r == nil || r.Expected != hex.EncodeToString(fp[:]) {
+			t.Errorf("ReplayWeb.page certFingerprint row %+v, want %x", r, fp)
+		}
+		// wabac.js hands the decoded signature to WebCrypto, which takes raw
+		// r||s only: authsign's DER signatures are recorded as not matching
+		if r := v.row("signature"); r == nil || r.Matched != enc.rwpOK {
+			t.Errorf("ReplayWeb.page signature row for a %s signature: %+v, want matched %v", enc.name, r, enc.rwpOK)
+		}
 	}
 }

@@ -402,6 +402,10 @@ func verifyDomain(sd *SignedData, hash string, sig []byte, o VerifyOptions, si *
 		return fmt.Errorf("signature does not verify with the key of the domain certificate (%s)", leaf.Subject)
 	}
 	si.Encoding = enc
+	if enc == "DER" {
+		// tested with ReplayWeb.page 2.5.3 (e2e TestReplayDomainSignedWACZ)
+		si.Warnings = append(si.Warnings, "signature is DER, as authsign makes it: ReplayWeb.page checks raw r||s only and records it as not matching")
+	}
 	name := leaf.Subject.CommonName
 	if name == "" && len(leaf.DNSNames) > 0 {
 		name = leaf.DNSNames[0]
