@@ -82,7 +82,11 @@ func (w *Writer) finish() error {
 	}
 
 	// manifest
-	now := FormatTime(w.opts.Created.Truncate(time.Second))
+	created := w.opts.Created
+	if w.opts.Signer != nil && w.autoCreated {
+		created = time.Now()
+	}
+	now := FormatTime(created.Truncate(time.Second))
 	dp := &DataPackage{
 		Profile:     "data-package",
 		WACZVersion: Version,

@@ -12,6 +12,8 @@ import (
 	"encoding/pem"
 	"errors"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -349,4 +351,42 @@ func FuzzVerifySignedData(f *testing.F) {
 			t.Fatalf("random key %x and signature %x verify", ts, sig)
 		}
 	})
+}
+
+// createdRecorder is a Signer that records the created it is asked to sign.
+type createdRecorder struct{ created string }
+
+func (c *createdRecorder) Sign(_ context.Context, hash, created string) (*SignedData, error) {
+	c.created = created
+	return &SignedData{Hash: hash, Created: created, Signature: "AA==", PublicKey: "AA=="}, nil
+}
+
+// TestSignCreatedAtManifest: with a signer and no Created option, the
+// manifest is dated when it is written (authsign refuses a created older
+// than 10 minutes, and packing may take longer), and the signed created is
+// datapackage.json's.
+func TestSignCreatedAtManifest(t *testing.T) {
+	rec := &createdRecorder{}
+	f, err := os.Create(filepath.Join(t.TempDir(), "x.wacz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := NewWriter(f, Options{Signer: rec, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	in := readTD(t, "example.warc.gz")
+	if err := w.AddInput(in.name, bytes.NewReader(in.data)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Until(start.Truncate(time.Second).Add(1100 * time.Millisecond)))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := time.Parse(time.RFC3339, rec.created)
+	if err != nil || !got.After(start.Truncate(time.Second)) {
+		t.Errorf("signed created %q, want after the writer's start %s", rec.created, start.Truncate(time.Second).UTC().Format(time.RFC3339))
+	}
 }
