@@ -14,7 +14,7 @@ import (
 var (
 	signKeyFlag   = &cli.StringFlag{Name: "sign-key", Usage: "sign datapackage-digest.json anonymously with this ECDSA P-384 private key (`KEY.pem`)"}
 	signURLFlag   = &cli.StringFlag{Name: "sign-url", Usage: "sign with an authsign-compatible signing server (`URL` of its /sign)"}
-	signTokenFlag = &cli.StringFlag{Name: "sign-token", Usage: "bearer token for --sign-url", EnvVars: []string{"WACZ_SIGN_TOKEN"}}
+	signTokenFlag = &cli.StringFlag{Name: "sign-token", Usage: "bearer token for --sign-url (ignored without it)", EnvVars: []string{"WACZ_SIGN_TOKEN"}}
 	trustFlag     = &cli.StringFlag{Name: "trust", Usage: "trust the root certificates in `ROOTS.pem` for domain and timestamp signatures (default: the system's)"}
 )
 
@@ -31,8 +31,6 @@ func signerFromFlags(c *cli.Context, software string, stderr io.Writer) (wacz.Si
 	switch {
 	case key != "" && url != "":
 		return nil, cliutil.Usagef("--sign-key and --sign-url exclude each other")
-	case c.String("sign-token") != "" && url == "" && c.IsSet("sign-token"):
-		return nil, cliutil.Usagef("--sign-token needs --sign-url")
 	case key != "":
 		b, err := readFlagFile(key)
 		if err != nil {

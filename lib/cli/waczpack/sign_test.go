@@ -140,3 +140,19 @@ func TestCreateSignURL(t *testing.T) {
 		t.Errorf("--sign-url with --sign-key: exit %d, want 2", code)
 	}
 }
+
+// TestSignTokenEnv: WACZ_SIGN_TOKEN gives --sign-token, and is ignored
+// without --sign-url.
+func TestSignTokenEnv(t *testing.T) {
+	a := signtest.New("archive.example.org")
+	srv := httptest.NewServer(a.Handler("envtok"))
+	defer srv.Close()
+	t.Setenv("WACZ_SIGN_TOKEN", "envtok")
+	dir := t.TempDir()
+	if _, se, code := run(t, nil, "create", "-o", filepath.Join(dir, "a.wacz"), "--sign-url", srv.URL+"/sign", samples.Path("example.warc.gz")); code != 0 {
+		t.Errorf("token from the environment: %d %s", code, se)
+	}
+	if _, se, code := run(t, nil, "create", "-o", filepath.Join(dir, "b.wacz"), samples.Path("example.warc.gz")); code != 0 {
+		t.Errorf("token in the environment, no --sign-url: %d %s", code, se)
+	}
+}
