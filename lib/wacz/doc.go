@@ -10,6 +10,12 @@
 // manifest listing every file with its size and hash) and
 // datapackage-digest.json (the sha256 of the manifest).
 //
+// Options.Signer signs datapackage-digest.json after the Webrecorder
+// recommendation "WACZ Signing and Verification" (sign.go: anonymous ECDSA
+// keys as ArchiveWeb.page and ReplayWeb.page use them, or an authsign-style
+// signing server; timestamp.go reads its RFC 3161 time-stamps), and
+// Reader.Signature verifies such a signature.
+//
 // Writer builds one from WARC and ARC input (plain, gzip, zstd). Input that
 // is gzip per record is copied into the zip as it is: ZipWriter hashes each
 // entry as it is written (on another goroutine), the CDX indexer of

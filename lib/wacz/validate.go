@@ -252,6 +252,11 @@ func (v *validator) checkPackage() {
 		} else if !strings.EqualFold(got, d.Hash) {
 			v.add(DataPackageDigestPath, "hash %s, datapackage.json hashes to %s", d.Hash, got)
 		}
+		if d.SignedData != nil {
+			if _, err := VerifySignedData(d.SignedData, d.Hash, VerifyOptions{Created: dp.Created}); err != nil {
+				v.add(DataPackageDigestPath, "signature: %v", err)
+			}
+		}
 	}
 }
 

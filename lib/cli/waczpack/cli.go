@@ -121,6 +121,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 					&cli.StringFlag{Name: "split", Usage: "split archive/ into WARCs of at most `SIZE` bytes (suffixes K, M, G)"},
 					&cli.BoolFlag{Name: "lenient", Usage: "go on past damaged input (truncated records, garbage), with warnings"},
 					&cli.StringFlag{Name: "tmpdir", Usage: "directory for temporary files (default: beside the output)"},
+					signKeyFlag, signURLFlag, signTokenFlag,
 					quiet,
 					&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "print a summary"},
 				},
@@ -137,7 +138,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				Name:      "validate",
 				Usage:     "check a WACZ against the specification and recompute the digests of its WARC records; one line per problem",
 				ArgsUsage: "FILE.wacz",
-				Flags:     []cli.Flag{quiet, &cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "one line per WARC record: how its digests compared"}},
+				Flags:     []cli.Flag{quiet, trustFlag, &cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "one line per WARC record: how its digests compared"}},
 				Action:    func(c *cli.Context) error { return validate(c, stdout) },
 			},
 			checkCommand(stdin, stdout),
@@ -225,6 +226,11 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	if !c.Bool("q") {
 		opts.Warn = func(s string) { fmt.Fprintln(stderr, s) }
 	}
+	signer, err := signerFromFlags(c, opts.Software, stderr)
+	if err != nil {
+		return err
+	}
+	opts.Signer = signer
 	if p := c.String("pages"); p != "" {
 		f, name, err := cliutil.OpenInput(p)
 		if err != nil {
@@ -379,7 +385,7 @@ func validate(c *cli.Context, stdout io.Writer) error {
 		if !c.Bool("q") {
 			fmt.Fprintf(stdout, "%s: valid WACZ %s\n", name, wacz.Version)
 		}
-		return nil
+		return reportSignature(c, r, name, stdout)
 	}
 	var b strings.Builder
 	for i, p := range problems {
