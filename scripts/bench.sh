@@ -10,6 +10,7 @@
 #   arc2warc   arc2warc vs `zcat in.arc.gz | gzip -6 > /dev/null`    <= 0.35
 #   waczpack   waczpack create vs warcio.js cdx-index                 <= 0.25
 #              waczpack index  vs warcio.js cdx-index                 (informative)
+#              waczpack check  vs waczpack index (digests recomputed)  <= 1.5
 #   zimdump    zimdump list --details vs openzim zimdump              <= 0.5
 #              zimdump dump           vs openzim zimdump, on tmpfs    <= 0.5
 #              and on a fresh ext4 per run (root) or in BENCH_DIR     <= 0.5
@@ -263,6 +264,16 @@ bench_waczpack() {
   add_row "waczpack index vs warcio cdx-index" "$input" \
     wacz-index "$B/waczpack index $in > /dev/null" warcio "$peer" - yes \
     "same CDXJ lines as warcio (filename aside): $same; peer runs shared with the row above"
+  # check: every digest recomputed, every member inflated; against index
+  # (whose runs above are reused) on the same file.
+  rm -f "$R/wacz-check.t"
+  for ((i = 1; i <= REPEAT; i++)); do
+    log "wacz-check run $i/$REPEAT"
+    run_once wacz-check "$i" "$B/waczpack check -q $in"
+  done
+  add_row "waczpack check vs waczpack index" "$input" \
+    wacz-check "$B/waczpack check -q $in" wacz-index "$B/waczpack index $in > /dev/null" 1.5 yes \
+    "check recomputes every WARC-Block-Digest and WARC-Payload-Digest; index runs shared with the row above"
 }
 
 # tree_sum DIR: "FILES BYTES MD5" of the regular files under DIR (the md5

@@ -198,6 +198,31 @@ func (c *Crawler) runShared(parent context.Context) error {
 		return err
 	}
 
+	// the queue's length for Stats, from an embedded frontier every 2 s
+	// (Redis's Stats reads every host: too much for a progress line)
+	go func() {
+		if !s.volatile {
+			return
+		}
+		t := time.NewTicker(2 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				sctx, scancel := context.WithTimeout(ctx, time.Second)
+				st, err := s.f.Stats(sctx)
+				scancel()
+				if err == nil {
+					c.mu.Lock()
+					c.queued = int(st.Queued)
+					c.mu.Unlock()
+				}
+			}
+		}
+	}()
+
 	// the committer: Commit, then Done for every capture before it
 	commitDone := make(chan struct{})
 	go func() {

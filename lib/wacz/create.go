@@ -57,6 +57,11 @@ type Options struct {
 	// end, checking its CRC, instead of skipping the parts that indexing
 	// and page detection do not need.
 	Verify bool
+	// Signer, when not nil, signs datapackage-digest.json (sign.go). With
+	// Created zero, datapackage.json's created is then the time the
+	// manifest is written, not the start: a signing server such as authsign
+	// refuses a created older than 10 minutes.
+	Signer Signer
 	// NoFastPath reads gzip-per-record input with lib/warc's reader only
 	// (for tests comparing the two).
 	NoFastPath bool
@@ -93,6 +98,9 @@ type Writer struct {
 	stats     Stats
 	err       error
 	closed    bool
+	// autoCreated: Options.Created was left zero (signing then dates the
+	// manifest when it is written, see finish).
+	autoCreated bool
 }
 
 // NewWriter returns a Writer writing a WACZ to f (a new, empty file; the
@@ -108,17 +116,19 @@ func NewWriter(f ZipFile, opts Options) (*Writer, error) {
 	if opts.Software == "" {
 		opts.Software = "arcport waczpack"
 	}
-	if opts.Created.IsZero() {
+	autoCreated := opts.Created.IsZero()
+	if autoCreated {
 		opts.Created = time.Now()
 	}
 	w := &Writer{
-		opts:  opts,
-		zw:    NewZipWriter(f),
-		start: opts.Created,
-		det:   NewDetector(opts.Text, opts.Frames),
-		caps:  newCaptureTimes(requested(opts)),
-		index: newIndexSet(opts.TempDir),
-		names: map[string]bool{},
+		autoCreated: autoCreated,
+		opts:        opts,
+		zw:          NewZipWriter(f),
+		start:       opts.Created,
+		det:         NewDetector(opts.Text, opts.Frames),
+		caps:        newCaptureTimes(requested(opts)),
+		index:       newIndexSet(opts.TempDir),
+		names:       map[string]bool{},
 	}
 	w.zw.SetModTime(opts.Created)
 	return w, nil

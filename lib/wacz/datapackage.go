@@ -54,6 +54,8 @@ type Resource struct {
 type DigestFile struct {
 	Path string `json:"path"`
 	Hash string `json:"hash"`
+	// SignedData is the signature of Hash, when the WACZ is signed.
+	SignedData *SignedData `json:"signedData,omitempty"`
 }
 
 // resourceName is a Frictionless resource name for a zip path: the base

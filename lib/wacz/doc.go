@@ -10,6 +10,12 @@
 // manifest listing every file with its size and hash) and
 // datapackage-digest.json (the sha256 of the manifest).
 //
+// Options.Signer signs datapackage-digest.json after the Webrecorder
+// recommendation "WACZ Signing and Verification" (sign.go: anonymous ECDSA
+// keys as ArchiveWeb.page and ReplayWeb.page use them, or an authsign-style
+// signing server; timestamp.go reads its RFC 3161 time-stamps), and
+// Reader.Signature verifies such a signature.
+//
 // Writer builds one from WARC and ARC input (plain, gzip, zstd). Input that
 // is gzip per record is copied into the zip as it is: ZipWriter hashes each
 // entry as it is written (on another goroutine), the CDX indexer of
@@ -23,5 +29,8 @@
 //
 // Reader opens a WACZ through an io.ReaderAt and reads a capture with a
 // ranged read of the STORED WARC, the way ReplayWeb.page does over HTTP
-// Range requests; Validate checks everything the specification requires.
+// Range requests; Validate checks everything the specification requires,
+// and ValidateWith with Digests recomputes the WARC records' digests too.
+// CheckArchive checks a bare WARC or ARC file (digests and structure), as
+// warcio check does.
 package wacz

@@ -1,7 +1,9 @@
 package wacz
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -80,7 +82,11 @@ func (w *Writer) finish() error {
 	}
 
 	// manifest
-	now := FormatTime(w.opts.Created.Truncate(time.Second))
+	created := w.opts.Created
+	if w.opts.Signer != nil && w.autoCreated {
+		created = time.Now()
+	}
+	now := FormatTime(created.Truncate(time.Second))
 	dp := &DataPackage{
 		Profile:     "data-package",
 		WACZVersion: Version,
@@ -104,7 +110,15 @@ func (w *Writer) finish() error {
 	if err := w.addFile(DataPackagePath, Deflate, func(wr io.Writer) error { _, err := wr.Write(raw); return err }); err != nil {
 		return err
 	}
-	dig, err := marshalIndent(NewDigestFile(raw))
+	df := NewDigestFile(raw)
+	if w.opts.Signer != nil {
+		sd, err := w.opts.Signer.Sign(context.Background(), df.Hash, now)
+		if err != nil {
+			return fmt.Errorf("signing: %v", err)
+		}
+		df.SignedData = sd
+	}
+	dig, err := marshalIndent(df)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func FuzzValidate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		r.Validate()
+		r.ValidateWith(ValidateOptions{Digests: true, Verbose: func(Problem) {}})
 		r.Captures(func(c *Capture) error {
 			if rec, err := r.Record(c); err == nil && rec.Block != nil {
 				io.Copy(io.Discard, io.LimitReader(rec.Block, 1<<20))

@@ -11,6 +11,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/arcport/arcport/lib/record"
@@ -50,14 +51,37 @@ const MaxProblemsPerFile = 20
 // The zip CRC of every entry is checked on the way, and every gzip member
 // of archive/*.warc.gz is inflated to its end, its CRC checked (create
 // copies members without inflating them whole unless Options.Verify).
+// Record digests are checked by ValidateWith with Digests set.
 func (r *Reader) Validate() []Problem {
-	v := &validator{r: r}
+	return r.ValidateWith(ValidateOptions{})
+}
+
+// ValidateOptions configures ValidateWith.
+type ValidateOptions struct {
+	// Digests recomputes the WARC-Block-Digest and WARC-Payload-Digest of
+	// every record of archive/ (as CheckArchive does; only digest
+	// problems are reported from there, the gzip check covering the
+	// structure): each mismatch is one problem "record at offset N: ...",
+	// not bounded by MaxProblemsPerFile. It is beyond WACZ 1.1.1, which
+	// says nothing of the WARCs' digests.
+	Digests bool
+	// Verbose, when set, receives one line per WARC record of archive/
+	// saying how its digests compared (see DescribeDigests), its Path the
+	// WARC. It is called from another goroutine, one call at a time.
+	Verbose func(Problem)
+}
+
+// ValidateWith is Validate with options.
+func (r *Reader) ValidateWith(o ValidateOptions) []Problem {
+	v := &validator{r: r, digests: o.Digests, verbose: o.Verbose}
 	v.run()
 	return v.problems
 }
 
 type validator struct {
 	r        *Reader
+	digests  bool
+	verbose  func(Problem)
 	problems []Problem
 	counts   map[string]int
 	// starts holds, for each archive/*.warc.gz whose members were all
@@ -228,6 +252,11 @@ func (v *validator) checkPackage() {
 		} else if !strings.EqualFold(got, d.Hash) {
 			v.add(DataPackageDigestPath, "hash %s, datapackage.json hashes to %s", d.Hash, got)
 		}
+		if d.SignedData != nil {
+			if _, err := VerifySignedData(d.SignedData, d.Hash, VerifyOptions{Created: dp.Created}); err != nil {
+				v.add(DataPackageDigestPath, "signature: %v", err)
+			}
+		}
 	}
 }
 
@@ -258,7 +287,24 @@ func (v *validator) hashEntry(f *zip.File, want string) (int64, string) {
 	var dst io.Writer = h
 	var members chan error
 	var pw *io.PipeWriter
-	if strings.HasPrefix(f.Name, ArchiveDir) && strings.HasSuffix(f.Name, ".warc.gz") {
+	archive := strings.HasPrefix(f.Name, ArchiveDir)
+	gz := archive && strings.HasSuffix(f.Name, ".warc.gz")
+	// with Digests, the records' digests are recomputed on another
+	// goroutine, from the data the gzip check inflates (for .warc.gz) or
+	// from the entry (.warc)
+	var digests chan []Problem
+	var dpw *io.PipeWriter
+	var mm *memberMap
+	if v.digests && (gz || archive && strings.HasSuffix(f.Name, ".warc")) {
+		var dpr *io.PipeReader
+		dpr, dpw = io.Pipe()
+		digests = make(chan []Problem, 1)
+		if gz {
+			mm = &memberMap{}
+		}
+		go func() { digests <- v.checkDigests(f.Name, dpr, mm) }()
+	}
+	if gz {
 		// every gzip member is inflated to its end (its CRC checked) on
 		// another goroutine while the entry is hashed: waczpack create
 		// copies members it did not inflate whole, so this is where their
@@ -267,7 +313,14 @@ func (v *validator) hashEntry(f *zip.File, want string) (int64, string) {
 		pr, pw = io.Pipe()
 		members = make(chan error, 1)
 		go func() {
-			starts, err := checkMembers(pr)
+			var out io.Writer = io.Discard
+			if dpw != nil {
+				out = dpw
+			}
+			starts, err := checkMembers(pr, out, mm)
+			if dpw != nil {
+				dpw.Close()
+			}
 			io.Copy(io.Discard, pr)
 			if err == nil && starts != nil {
 				if v.starts == nil {
@@ -278,6 +331,8 @@ func (v *validator) hashEntry(f *zip.File, want string) (int64, string) {
 			members <- err
 		}()
 		dst = io.MultiWriter(h, pw)
+	} else if dpw != nil {
+		dst = io.MultiWriter(dst, dpw)
 	}
 	n, err := io.Copy(dst, rc)
 	if pw != nil {
@@ -286,11 +341,80 @@ func (v *validator) hashEntry(f *zip.File, want string) (int64, string) {
 			v.add(f.Name, "%v", merr)
 		}
 	}
+	if dpw != nil {
+		dpw.Close()
+		if err == nil {
+			v.problems = append(v.problems, <-digests...)
+		} else {
+			<-digests
+		}
+	}
 	if err != nil {
 		v.add(f.Name, "cannot read: %v (corrupt zip data)", err)
 		return -1, ""
 	}
 	return n, alg + ":" + hex.EncodeToString(h.Sum(nil))
+}
+
+// checkDigests reads a WARC of archive/ with CheckArchive and returns its
+// digest problems (damage to the structure is reported by the gzip check).
+// With mm, r is the inflated data of a .warc.gz and mm maps its offsets to
+// the members' offsets in the file.
+func (v *validator) checkDigests(name string, r io.Reader, mm *memberMap) []Problem {
+	var ps []Problem
+	where := func(off int64) string {
+		if mm == nil {
+			return fmt.Sprintf("record at offset %d", off)
+		}
+		return mm.where(off)
+	}
+	opts := CheckOptions{Problem: func(p *record.Problem) {
+		if IsDigestProblem(p.Msg) {
+			ps = append(ps, Problem{name, where(p.Offset) + ": " + p.Msg})
+		}
+	}}
+	if v.verbose != nil {
+		opts.Verbose = func(off int64, line string) {
+			v.verbose(Problem{name, where(off) + ": " + line})
+		}
+	}
+	CheckArchive(r, name, opts)
+	io.Copy(io.Discard, r)
+	return ps
+}
+
+// memberMap maps offsets in the inflated data of a .warc.gz to the offsets
+// of its gzip members: checkMembers adds each member before it passes on
+// its data, checkDigests looks offsets up meanwhile.
+type memberMap struct {
+	mu     sync.Mutex
+	c, u   []int64 // member starts in the file, and in the inflated data
+	broken bool    // past maxStarts: no longer kept
+}
+
+func (m *memberMap) add(c, u int64) {
+	m.mu.Lock()
+	if len(m.c) >= maxStarts {
+		m.broken = true
+	} else if !m.broken {
+		m.c, m.u = append(m.c, c), append(m.u, u)
+	}
+	m.mu.Unlock()
+}
+
+// where names the record at offset u of the inflated data: "record at
+// offset N", N the offset of the member it starts (as the index has it).
+func (m *memberMap) where(u int64) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i, found := slices.BinarySearch(m.u, u)
+	switch {
+	case found:
+		return fmt.Sprintf("record at offset %d", m.c[i])
+	case i > 0 && !(m.broken && i == len(m.u)):
+		return fmt.Sprintf("record at offset %d of the data inflated from the gzip member at offset %d", u, m.c[i-1])
+	}
+	return fmt.Sprintf("record at offset %d of the inflated data", u)
 }
 
 // countReader counts the bytes read through it.
@@ -310,13 +434,17 @@ func (c *countReader) Read(p []byte) (int, error) {
 // (nil past maxStarts) or the first failure with the member's offset. NUL
 // bytes between members (tape block padding, which create copies as it
 // is) are skipped.
-func checkMembers(r io.Reader) ([]int64, error) {
+//
+// The inflated data is written to out, and with mm each member's start in
+// the file and in the inflated data is added to mm before its data.
+func checkMembers(r io.Reader, out io.Writer, mm *memberMap) ([]int64, error) {
 	var starts []int64
 	many := false
 	cr := &countReader{r: r}
 	br := bufio.NewReaderSize(cr, 256<<10)
 	var zr gzip.Reader
 	buf := make([]byte, 64<<10)
+	var inflated int64
 	for {
 		c, err := br.ReadByte()
 		for err == nil && c == 0 {
@@ -344,7 +472,12 @@ func checkMembers(r io.Reader) ([]int64, error) {
 			return nil, fmt.Errorf("gzip member at offset %d: %v", start, err)
 		}
 		zr.Multistream(false)
-		if _, err := io.CopyBuffer(io.Discard, &zr, buf); err != nil {
+		if mm != nil {
+			mm.add(start, inflated)
+		}
+		n, err := io.CopyBuffer(out, &zr, buf)
+		inflated += n
+		if err != nil {
 			return nil, fmt.Errorf("gzip member at offset %d: %v", start, err)
 		}
 	}

@@ -42,5 +42,10 @@
 // Reader.Problems report the container and the problem count; reading a
 // Block after Next returns ErrStaleBlock; Writer.Flush waits until every
 // record given so far is written; WithTempDir chooses where large blocks
-// are spilled.
+// are spilled. WithDigestFunc hands the digest outcome of every record to
+// a function (DigestCheck: stated and computed digests, which payload
+// convention matched: WARC 1.1's de-chunked payload or the entity as
+// stored, as warcio and wget write it); ParseStatedDigest also takes a
+// digest without its algorithm label, and FormatLike shows a computed
+// digest the way the stated one is written (hex or base32, case, label).
 package warc

@@ -52,6 +52,7 @@ type Reader struct {
 	policy      record.Policy
 	problemFunc record.ProblemFunc
 	verify      bool
+	digestFunc  func(*DigestCheck)
 	problems    int
 
 	mr         *compio.MemberReader
@@ -793,15 +794,18 @@ type block struct {
 	dg                     *Digester
 	wantBlock, wantPayload record.Digest
 	checkBlock, checkPay   bool
+	// statuses when not checked (absent, unreadable, not checked)
+	statBlock, statPay DigestStatus
 }
 
 func (b *block) setupVerify() error {
 	r, rec := b.r, b.rec
 	var balg, palg string
 	if v := rec.Header.Get(record.FieldBlockDigest); v != "" {
-		d, err := record.ParseDigest(v)
+		b.statBlock = DigestUnreadable
+		d, err := ParseStatedDigest(v)
 		if err != nil {
-			if err := r.problem(rec.Offset, false, false, "bad WARC-Block-Digest %q: %v", clip(v), err); err != nil {
+			if err := r.problem(rec.Offset, false, false, "bad WARC-Block-Digest %q%s: %v", clip(v), forURI(rec), err); err != nil {
 				return err
 			}
 		} else {
@@ -809,14 +813,18 @@ func (b *block) setupVerify() error {
 		}
 	}
 	kind := KindOf(rec.Type(), rec.ContentType())
-	if v := rec.Header.Get(record.FieldPayloadDigest); v != "" && kind != NoPayload && rec.Type() != record.Revisit {
-		d, err := record.ParseDigest(v)
-		if err != nil {
-			if err := r.problem(rec.Offset, false, false, "bad WARC-Payload-Digest %q: %v", clip(v), err); err != nil {
-				return err
+	if v := rec.Header.Get(record.FieldPayloadDigest); v != "" {
+		b.statPay = DigestNotChecked
+		if kind != NoPayload && rec.Type() != record.Revisit {
+			b.statPay = DigestUnreadable
+			d, err := ParseStatedDigest(v)
+			if err != nil {
+				if err := r.problem(rec.Offset, false, false, "bad WARC-Payload-Digest %q%s: %v", clip(v), forURI(rec), err); err != nil {
+					return err
+				}
+			} else {
+				b.wantPayload, b.checkPay, palg = d, true, d.Algorithm
 			}
-		} else {
-			b.wantPayload, b.checkPay, palg = d, true, d.Algorithm
 		}
 	}
 	if balg != "" || palg != "" {
@@ -928,23 +936,47 @@ func (b *block) short(err error) error {
 func (b *block) end() error {
 	b.done = true
 	b.endErr = io.EOF
-	if b.dg == nil {
+	if b.dg == nil && b.r.digestFunc == nil {
 		return io.EOF
 	}
 	r, rec := b.r, b.rec
+	c := DigestCheck{Offset: rec.Offset, URI: rec.TargetURI(), Type: rec.Type()}
+	c.Block.Stated = rec.Header.Get(record.FieldBlockDigest)
+	c.Payload.Stated = rec.Header.Get(record.FieldPayloadDigest)
+	c.Block.Status, c.Payload.Status = b.statBlock, b.statPay
 	var perr error
 	if b.checkBlock {
 		got, _ := b.dg.BlockDigest()
+		c.Block.Want, c.Block.Computed, c.Block.AsStored = b.wantBlock, got, got
+		c.Block.Status = DigestMatch
 		if !bytes.Equal(got.Sum, b.wantBlock.Sum) {
-			perr = r.problem(rec.Offset, false, false, "WARC-Block-Digest mismatch: header %s, computed %s", rec.Header.Get(record.FieldBlockDigest), got)
+			c.Block.Status = DigestMismatch
+			perr = r.problem(rec.Offset, false, false, "WARC-Block-Digest mismatch%s: header %s, computed %s", forURI(rec), c.Block.Stated, FormatLike(c.Block.Stated, got))
 		}
 	}
-	if b.checkPay && perr == nil {
+	if b.checkPay {
 		got, _ := b.dg.PayloadDigest()
 		raw, _ := b.dg.RawPayloadDigest()
-		if !bytes.Equal(got.Sum, b.wantPayload.Sum) && !bytes.Equal(raw.Sum, b.wantPayload.Sum) {
-			perr = r.problem(rec.Offset, false, false, "WARC-Payload-Digest mismatch: header %s, computed %s", rec.Header.Get(record.FieldPayloadDigest), got)
+		p := &c.Payload
+		p.Want, p.Computed, p.AsStored, p.Chunked = b.wantPayload, got, raw, b.dg.Chunked()
+		switch {
+		case bytes.Equal(got.Sum, b.wantPayload.Sum):
+			p.Status = DigestMatch
+		case bytes.Equal(raw.Sum, b.wantPayload.Sum):
+			p.Status = DigestMatchAsStored
+		default:
+			p.Status = DigestMismatch
+			if perr == nil {
+				also := ""
+				if p.Chunked && !bytes.Equal(got.Sum, raw.Sum) {
+					also = fmt.Sprintf(" (chunked: %s with the chunk framing as stored)", FormatLike(p.Stated, raw))
+				}
+				perr = r.problem(rec.Offset, false, false, "WARC-Payload-Digest mismatch%s: header %s, computed %s%s", forURI(rec), p.Stated, FormatLike(p.Stated, got), also)
+			}
 		}
+	}
+	if r.digestFunc != nil {
+		r.digestFunc(&c)
 	}
 	if perr != nil {
 		b.endErr = perr

@@ -316,7 +316,7 @@ func TestVerifyDigests(t *testing.T) {
 		{"example.warc.gz", 6, nil},
 		// b32, b64 (std and URL alphabet) and hex digests; one value is
 		// not a digest at all ("1" is not in the base32 alphabet).
-		{"example-digest.warc", 4, []string{`example-digest.warc: record at offset 0: bad WARC-Payload-Digest "sha1:1112H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ": bad sha1 digest value "1112H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"`}},
+		{"example-digest.warc", 4, []string{`example-digest.warc: record at offset 0: bad WARC-Payload-Digest "sha1:1112H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ" for http://example.com/: bad sha1 digest value "1112H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"`}},
 		// Hex digests; the chunked payload digest is over the body as
 		// stored (warcprox), accepted as the raw form.
 		{"example-iana.org-chunked.warc", 3, nil},
@@ -325,13 +325,13 @@ func TestVerifyDigests(t *testing.T) {
 		{"example-wget-bad-target-uri.warc.gz", 6, nil},
 		{"post-test.warc.gz", 6, nil},
 		{"example-trunc.warc", 4, []string{
-			"example-trunc.warc: record at offset 1197: WARC-Block-Digest mismatch: header sha1:DR5MBP7OD3OPA7RFKWJUD4CTNUQUGFC5, computed sha1:2L2CORBHFOK4APP3AUUPJFVYWPLY2IBW",
-			"example-trunc.warc: record at offset 1197: WARC-Payload-Digest mismatch: header sha1:G7HRM7BGOKSKMSXZAHMUQTTV53QOFSMK, computed sha1:4TIKPK65TDW5HT5JIX2TRWYX234GY22Y",
+			"example-trunc.warc: record at offset 1197: WARC-Block-Digest mismatch for http://example.com/: header sha1:DR5MBP7OD3OPA7RFKWJUD4CTNUQUGFC5, computed sha1:2L2CORBHFOK4APP3AUUPJFVYWPLY2IBW",
+			"example-trunc.warc: record at offset 1197: WARC-Payload-Digest mismatch for http://example.com/: header sha1:G7HRM7BGOKSKMSXZAHMUQTTV53QOFSMK, computed sha1:4TIKPK65TDW5HT5JIX2TRWYX234GY22Y",
 			"example-trunc.warc: record at offset 1197: record not followed by CRLF CRLF (Content-Length wrong?): skipped 6 bytes to the next record",
 		}},
 		{"example-bad-non-chunked.warc.gz", 6, []string{
 			"example-bad-non-chunked.warc.gz: record at offset 0: gzip member holds more than one record: records after the first cannot be addressed by offset",
-			"example-bad-non-chunked.warc.gz: record at offset 0: WARC-Block-Digest mismatch: header sha1:DVRKRZEWKT4QEWGQOSFOA5KY5VDIWJLW, computed sha1:W5NMHSQVKVJVH3GFFGY7J7SJNY7GMGGO",
+			"example-bad-non-chunked.warc.gz: record at offset 0: WARC-Block-Digest mismatch for http://example.com/: header sha1:DVRKRZEWKT4QEWGQOSFOA5KY5VDIWJLW, computed sha1:W5NMHSQVKVJVH3GFFGY7J7SJNY7GMGGO",
 		}},
 	}
 	for _, tc := range tests {
@@ -615,7 +615,7 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("WARC/1.0\r\n\r\nWARC/"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, pol := range []record.Policy{record.Warn, record.Fail} {
-			r, err := NewReader(bytes.NewReader(data), WithPolicy(pol), WithVerifyDigests(true), WithProblemFunc(func(*record.Problem) {}))
+			r, err := NewReader(bytes.NewReader(data), WithPolicy(pol), WithDigestFunc(func(*DigestCheck) {}), WithProblemFunc(func(*record.Problem) {}))
 			if err != nil {
 				continue
 			}

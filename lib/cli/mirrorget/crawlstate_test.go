@@ -477,3 +477,33 @@ func TestUpdateUnchangedBytes(t *testing.T) {
 		t.Errorf("%d revisit records for 1000 unchanged pages", p.Types["revisit"])
 	}
 }
+
+// TestWorkersS3Restart: the S3 server is killed (SIGKILL) and started
+// again while two workers write to --warc-dir s3://: the uploads under way
+// are retried, the workers exit 0, and the objects hold every page.
+func TestWorkersS3Restart(t *testing.T) {
+	mg := buildMirrorget(t)
+	s3 := s3test.Start(t)
+	s3.Bucket(t, "coll")
+	s3.Setenv(t, s3.URL)
+	srv := redistest.Start(t, redistest.Options{})
+	s := sitetest.Start(t, sitetest.Options{Pages: 400, Hosts: 2, Latency: 2 * time.Millisecond, PageSize: 4000})
+	ws := redisWorkers(t, mg, 2, "--frontier", "redis://"+srv.Addr+"/0", "--crawl-id", "s3r",
+		"--warc-dir", "s3://coll/crawl", "--warc-max-size", "200k", "--scope", "any", "-c", "2", s.StartURL())
+	if !s.WaitFetched(150, 60*time.Second) {
+		t.Fatalf("the crawl did not reach 150 pages")
+	}
+	if err := s3.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("versitygw killed and restarted after %d fetches", s.TotalFetches())
+	for i, w := range ws {
+		if code := w.wait(t, 120*time.Second); code != 0 {
+			t.Errorf("worker %d: exit %d: %s", i, code, w.stderr.String())
+		}
+	}
+	files := warcFiles(t, filepath.Join(s3.Dir, "coll", "crawl"), false)
+	dups := checkAllOnce(t, s, sitetest.PagesIn(t, files...))
+	total, fdup := pageFetches(s)
+	t.Logf("%d objects, %d page fetches for %d URLs (%d again), %d pages in two objects", len(files), total, len(s.AllURLs()), fdup, dups)
+}

@@ -43,7 +43,7 @@ var valueFlags = map[string]bool{
 }
 
 // commands are the subcommand names.
-var commands = map[string]bool{"create": true, "index": true, "validate": true, "ls": true, "get": true, "help": true, "h": true,
+var commands = map[string]bool{"create": true, "index": true, "validate": true, "ls": true, "get": true, "check": true, "help": true, "h": true,
 	"extract": true, "merge": true, "add": true}
 
 // Reorder moves flags written after positional arguments in front of them
@@ -100,7 +100,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:      "waczpack",
 		Usage:     "make, check and read WACZ web archive collections (WACZ 1.1.1)",
-		UsageText: "waczpack [create] -o OUT.wacz [FILE ...]\n   waczpack index [--cdx11] FILE ...\n   waczpack validate FILE.wacz\n   waczpack ls [--json] FILE.wacz\n   waczpack get FILE.wacz URL [--ts TIMESTAMP]",
+		UsageText: "waczpack [create] -o OUT.wacz [FILE ...]\n   waczpack index [--cdx11] FILE ...\n   waczpack validate FILE.wacz\n   waczpack check FILE ...\n   waczpack ls [--json] FILE.wacz\n   waczpack get FILE.wacz URL [--ts TIMESTAMP]",
 		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,
@@ -117,11 +117,12 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 					&cli.StringFlag{Name: "pages", Usage: "pages.jsonl or URL list to use instead of page detection"},
 					&cli.BoolFlag{Name: "text", Usage: "extract page text into pages.jsonl (full-text search; reads pages whole)"},
 					&cli.BoolFlag{Name: "frames", Usage: "read HTML pages whole so that documents embedded with <iframe>/<frame> are not listed as pages (slower)"},
-					&cli.BoolFlag{Name: "verify", Usage: "inflate every gzip member of the input to its end, checking its CRC"},
+					&cli.BoolFlag{Name: "verify", Usage: "inflate every gzip member of the input to its end, checking its CRC, and recompute every record's WARC-Block-Digest and WARC-Payload-Digest (no output on a mismatch)"},
 					&cli.StringFlag{Name: "hash", Value: "sha256", Usage: "resource hash: sha256 or md5"},
 					&cli.StringFlag{Name: "split", Usage: "split archive/ into WARCs of at most `SIZE` bytes (suffixes K, M, G)"},
 					&cli.BoolFlag{Name: "lenient", Usage: "go on past damaged input (truncated records, garbage), with warnings"},
 					&cli.StringFlag{Name: "tmpdir", Usage: "directory for temporary files (default: beside the output)"},
+					signKeyFlag, signURLFlag, signTokenFlag,
 					quiet,
 					&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "print a summary"},
 				},
@@ -136,11 +137,12 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			},
 			{
 				Name:      "validate",
-				Usage:     "check a WACZ against the specification; one line per problem",
+				Usage:     "check a WACZ against the specification and recompute the digests of its WARC records; one line per problem",
 				ArgsUsage: "FILE.wacz",
-				Flags:     []cli.Flag{quiet},
+				Flags:     []cli.Flag{quiet, trustFlag, &cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "one line per WARC record: how its digests compared"}},
 				Action:    func(c *cli.Context) error { return validate(c, stdout) },
 			},
+			checkCommand(stdin, stdout),
 			{
 				Name:      "ls",
 				Usage:     "list the captures of a WACZ (from its index)",
@@ -228,6 +230,11 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	if !c.Bool("q") {
 		opts.Warn = func(s string) { fmt.Fprintln(stderr, s) }
 	}
+	signer, err := signerFromFlags(c, opts.Software, stderr)
+	if err != nil {
+		return err
+	}
+	opts.Signer = signer
 	if p := c.String("pages"); p != "" {
 		f, name, err := cliutil.OpenInput(p)
 		if err != nil {
@@ -274,6 +281,7 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var vf verified
 	for _, name := range inputs {
 		var r io.Reader
 		if name == "-" {
@@ -301,13 +309,16 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 			r = f
 			defer f.Close()
 		}
-		if err := w.AddInput(name, r); err != nil {
+		if err := addVerified(w, name, r, opts.Verify, &vf); err != nil {
 			w.Close()
 			return err
 		}
 	}
 	if err := w.Close(); err != nil {
 		return err
+	}
+	if len(vf.bad) > 0 {
+		return digestFailure(out, vf.bad)
 	}
 	if tf, ok := zf.(*tailfile.File); ok {
 		if err := tf.Close(); err != nil {
@@ -330,6 +341,9 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 		}
 		if s.Handovers > 0 {
 			fmt.Fprintf(stderr, "%s: %d inputs read by the careful path from some point on\n", out, s.Handovers)
+		}
+		if opts.Verify {
+			fmt.Fprintln(stderr, vf.summary(out))
 		}
 	}
 	return nil
@@ -366,12 +380,16 @@ func validate(c *cli.Context, stdout io.Writer) error {
 	if err := r.CheckEntries(); err != nil {
 		return err
 	}
-	problems := r.Validate()
+	vo := wacz.ValidateOptions{Digests: true}
+	if c.Bool("v") && !c.Bool("q") {
+		vo.Verbose = func(p wacz.Problem) { fmt.Fprintf(stdout, "%s: %s\n", name, p) }
+	}
+	problems := r.ValidateWith(vo)
 	if len(problems) == 0 {
 		if !c.Bool("q") {
 			fmt.Fprintf(stdout, "%s: valid WACZ %s\n", name, wacz.Version)
 		}
-		return nil
+		return reportSignature(c, r, name, stdout)
 	}
 	var b strings.Builder
 	for i, p := range problems {

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,9 +61,33 @@ func Run(app *cli.App) {
 	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
 	Prepare(app)
 	os.Args = append(os.Args[:1], ReorderArgs(app, os.Args[1:])...)
+	stopProfile := startProfile()
 	err := app.Run(os.Args)
+	stopProfile()
 	ReportStoreStats(app.Name, os.Stderr)
 	os.Exit(Report(app.Name, err, os.Stderr))
+}
+
+// startProfile writes a CPU profile to the file named by
+// ARCPORT_CPUPROFILE, for benchmarks (go tool pprof BINARY FILE); the
+// returned function ends it.
+func startProfile() func() {
+	name := os.Getenv("ARCPORT_CPUPROFILE")
+	if name == "" {
+		return func() {}
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
 
 // ReportStoreStats prints, when ARCPORT_STORE_STATS is set, how many
