@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +29,9 @@ type MergeOptions struct {
 	TempDir string
 	// Warn receives warnings (nil: dropped).
 	Warn func(string)
+	// Signer, when not nil, signs datapackage-digest.json (the inputs'
+	// signatures cannot carry over: the manifest is new).
+	Signer Signer
 }
 
 // MergeStats counts what Merge wrote.
@@ -249,7 +253,15 @@ func Merge(f ZipFile, inputs []*Reader, opts MergeOptions) (MergeStats, error) {
 	if _, err := e.Write(raw); err != nil {
 		return st, err
 	}
-	dig, err := marshalIndent(NewDigestFile(raw))
+	df := NewDigestFile(raw)
+	if opts.Signer != nil {
+		sd, err := opts.Signer.Sign(context.Background(), df.Hash, now)
+		if err != nil {
+			return st, fmt.Errorf("signing: %v", err)
+		}
+		df.SignedData = sd
+	}
+	dig, err := marshalIndent(df)
 	if err != nil {
 		return st, err
 	}

@@ -18,6 +18,7 @@ func mergeFlags(withOut bool) []cli.Flag {
 		&cli.StringFlag{Name: "desc", Usage: "collection description (default: the first input's)"},
 		&cli.StringFlag{Name: "hash", Value: "sha256", Usage: "resource hash: sha256 or md5"},
 		&cli.StringFlag{Name: "tmpdir", Usage: "directory for temporary files (default: beside the output)"},
+		signKeyFlag, signURLFlag, signTokenFlag,
 		&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "no warnings or summary on stderr"},
 		&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "print a summary"},
 	}
@@ -63,6 +64,11 @@ func mergeOptions(c *cli.Context, stderr io.Writer) (wacz.MergeOptions, error) {
 	if !c.Bool("q") {
 		o.Warn = func(s string) { fmt.Fprintln(stderr, s) }
 	}
+	signer, err := signerFromFlags(c, o.Software, stderr)
+	if err != nil {
+		return o, err
+	}
+	o.Signer = signer
 	return o, nil
 }
 

@@ -2,6 +2,7 @@ package waczpack
 
 import (
 	"archive/zip"
+	"crypto/elliptic"
 	"encoding/json"
 	"io"
 	"os"
@@ -162,5 +163,36 @@ func TestAdd(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// TestMergeSigned: merge and add sign the new manifest with --sign-key,
+// and validate reports the signature; the inputs' own signatures are not
+// carried over (their manifest is gone).
+func TestMergeSigned(t *testing.T) {
+	dir := t.TempDir()
+	key := writeKey(t, elliptic.P384())
+	a := makeWACZ(t, dir, "a.wacz", "example.warc.gz", "--sign-key", key)
+	b := makeWACZ(t, dir, "b.wacz", "example-resource.warc.gz")
+	all := filepath.Join(dir, "all.wacz")
+	if _, se, code := run(t, nil, "merge", "-o", all, a, b, "--sign-key", key); code != 0 {
+		t.Fatalf("merge: %d %s", code, se)
+	}
+	so, se, code := run(t, nil, "validate", all)
+	if code != 0 || !strings.Contains(so, all+": signed anonymously by P-384 key") {
+		t.Errorf("validate merged: %d %q %q", code, so, se)
+	}
+	plain := filepath.Join(dir, "plain.wacz")
+	if _, se, code := run(t, nil, "merge", "-o", plain, a, b); code != 0 {
+		t.Fatalf("merge: %d %s", code, se)
+	}
+	if so, _, code := run(t, nil, "validate", plain); code != 0 || strings.Contains(so, "signed") {
+		t.Errorf("unsigned merge: %d %q", code, so)
+	}
+	if _, se, code := run(t, nil, "add", b, warcFixtures+"example-iana.org-chunked.warc", "--sign-key", key); code != 0 {
+		t.Fatalf("add: %d %s", code, se)
+	}
+	if so, se, code := run(t, nil, "validate", b); code != 0 || !strings.Contains(so, "signed anonymously") {
+		t.Errorf("validate after add: %d %q %q", code, so, se)
 	}
 }
