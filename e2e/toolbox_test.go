@@ -47,6 +47,29 @@ func TestStorageExtract(t *testing.T) {
 		http.ServeContent(cw, r, "big.warc.gz", time.Time{}, bytes.NewReader(data))
 	}))
 	defer web.Close()
+	// arc2warc --max-size into s3://: numbered objects, each committed
+	if _, se, code := e.run(t, "arc2warc", nil, "--max-size", "10M", "-o", "s3://coll/parts/p.warc.gz", "s3://coll/big.warc.gz"); code != 0 {
+		t.Fatalf("arc2warc --max-size to s3: exit %d: %s", code, se)
+	}
+	var total int
+	for i := 0; ; i++ {
+		obj := e.object(t, "coll", "parts/p-0000"+itoa(i)+".warc.gz")
+		if obj == nil {
+			if i < 3 {
+				t.Errorf("%d parts in s3://coll/parts/, want 3", i)
+			}
+			break
+		}
+		total += len(obj)
+		if len(obj) > 10<<20+1<<20 {
+			t.Errorf("part %d: %d bytes", i, len(obj))
+		}
+	}
+	t.Logf("arc2warc --max-size 10M to s3://: %d bytes in parts from a %d-byte WARC", total, len(data))
+	if u := e.uploads(t, "coll"); len(u) != 0 {
+		t.Errorf("incomplete uploads left: %v", u)
+	}
+
 	for _, o := range []string{offs[len(offs)/2][1], offs[len(offs)-1][1]} {
 		for _, mode := range []string{"", "--headers", "--payload"} {
 			args := []string{"extract", warcPath, o}
