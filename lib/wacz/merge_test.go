@@ -99,3 +99,40 @@ func TestMergeLib(t *testing.T) {
 		t.Errorf("title %q", dp.Title)
 	}
 }
+
+// BenchmarkMerge merges four copies of a small WACZ (go test -bench Merge).
+func BenchmarkMerge(b *testing.B) {
+	dir := b.TempDir()
+	src := filepath.Join(dir, "a.wacz")
+	f, _ := os.Create(src)
+	w, err := NewWriter(f, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, _ := os.Open("../../testdata/warc/example.warc.gz")
+	if err := w.AddInput("example.warc.gz", in); err != nil {
+		b.Fatal(err)
+	}
+	in.Close()
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	var rs []*Reader
+	for i := 0; i < 4; i++ {
+		r, err := OpenFile(src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		rs = append(rs, r)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g, _ := os.Create(filepath.Join(dir, "m.wacz"))
+		if _, err := Merge(g, rs, MergeOptions{TempDir: dir}); err != nil {
+			b.Fatal(err)
+		}
+		g.Close()
+	}
+}
