@@ -180,6 +180,9 @@ func ExtractTo(w io.Writer, r io.Reader, mode ExtractMode, decode bool) error {
 		br.ReadByte()
 	}
 	if b, _ := br.Peek(5); string(b) != "WARC/" {
+		if line, _ := br.Peek(512); isARCLine(line) {
+			return errors.New("an ARC record: extract reads WARC records only (arc2warc converts ARC to WARC)")
+		}
 		return errNoRecord
 	}
 	head, err := readRawHead(br, 1<<20)
@@ -282,6 +285,14 @@ func ExtractTo(w io.Writer, r io.Reader, mode ExtractMode, decode bool) error {
 		}
 	}
 	return nil
+}
+
+// isARCLine reports whether b starts with an ARC URL-record or version
+// block line: a URL, then four or more space-separated fields.
+func isARCLine(b []byte) bool {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := strings.Fields(string(line))
+	return len(f) >= 5 && strings.Contains(f[0], ":")
 }
 
 // exactReader is a block of left bytes: an early end of the input is

@@ -127,6 +127,7 @@ func TestExtractErrors(t *testing.T) {
 		{[]string{f}, 2, "extract needs FILE and OFFSET"},
 		{[]string{f, "0", "--headers", "--payload"}, 2, "exclude each other"},
 		{[]string{warcFixtures + "example.warc", "0"}, 0, ""},
+		{[]string{"../../../testdata/arc/example.arc", "0"}, 1, "record at offset 0: an ARC record: extract reads WARC records only"},
 	} {
 		so, se, code := run(t, nil, append([]string{"extract"}, c.args...)...)
 		if code != c.code || !strings.Contains(se, c.msg) || strings.Count(se, "\n") > 1 {
