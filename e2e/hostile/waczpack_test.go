@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -103,9 +104,25 @@ func TestWaczpackTruncated(t *testing.T) {
 	}
 }
 
+// onlyDigestLines reports whether every line of stderr is a record digest
+// mismatch (a damaged payload carried into the WACZ as it was).
+func onlyDigestLines(stderr string) bool {
+	n := 0
+	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if l == "" {
+			continue
+		}
+		if !strings.Contains(l, "-Digest mismatch") && !strings.Contains(l, "problem(s)") {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 // TestWaczpackBitFlips flips bits in each input: waczpack index and create
 // stay bounded and never panic; failures name the file; a WACZ written
-// validates.
+// validates, but for digest mismatches of the records the flip damaged.
 func TestWaczpackBitFlips(t *testing.T) {
 	wp := bin(t, "waczpack")
 	for _, in := range warcInputs() {
@@ -129,8 +146,11 @@ func TestWaczpackBitFlips(t *testing.T) {
 					return
 				}
 				if res.code == 0 && i%3 == 0 {
+					// the WACZ is whole; a record damaged in the input
+					// keeps its damage, which validate now finds by its
+					// digests: that, and only that, may fail it
 					v := c.cmd(wp, "validate", out).exec(t)
-					if v.code != 0 {
+					if v.code != 0 && !onlyDigestLines(v.stderr) {
 						t.Errorf("create: %s: the WACZ written does not validate\n  %s", what, v)
 					}
 				}
