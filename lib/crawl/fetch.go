@@ -47,6 +47,7 @@ type fetcher struct {
 	bw      *rate.Limiter // bytes per second over all connections, nil: no cap
 	bwChunk int
 	maxOpen int
+	noIdle  bool // close each connection after its exchange (see runShared)
 	mu      sync.Mutex
 	idle    map[string][]*wconn
 	open    int
@@ -692,7 +693,7 @@ func (f *fetcher) closeLocked(wc *wconn) {
 func (f *fetcher) putConn(wc *wconn, reuse bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !reuse {
+	if !reuse || f.noIdle {
 		f.closeLocked(wc)
 		return
 	}

@@ -174,6 +174,12 @@ func (c *Crawler) runShared(parent context.Context) error {
 	s := &sharedState{volatile: mem || bolt, f: c.cfg.Frontier, worker: c.cfg.Worker, lease: c.cfg.Lease, poll: c.cfg.Poll,
 		wake: make(chan struct{}), kick: make(chan struct{}, 1), halt: make(chan struct{})}
 	c.shared = s
+	if !s.volatile {
+		// Workers in other processes share the hosts' -c: a connection
+		// kept idle here would count beside theirs, so none is kept and
+		// a host never has more than -c connections open, idle or not.
+		c.f.noIdle = true
+	}
 	ctx, cancel := c.crawlContext(parent)
 	defer cancel()
 	s.ctx = ctx

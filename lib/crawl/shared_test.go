@@ -85,9 +85,16 @@ func TestSharedBolt(t *testing.T) {
 	})
 }
 
+// sharedNoIdle is set while the tests run with a Redis frontier, where no
+// connection is kept idle (other processes share the hosts' -c): a test
+// counting reused connections then counts one per request.
+var sharedNoIdle bool
+
 // TestSharedRedis runs them with a Redis frontier on a real redis-server,
 // a crawl id per test.
 func TestSharedRedis(t *testing.T) {
+	sharedNoIdle = true
+	defer func() { sharedNoIdle = false }()
 	srv := redistest.Start(t, redistest.Options{})
 	n := 0
 	runShared(t, func(t *testing.T, cfg Config) frontier.Frontier {
