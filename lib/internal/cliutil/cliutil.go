@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -62,7 +63,9 @@ func Run(app *cli.App) {
 	Prepare(app)
 	os.Args = append(os.Args[:1], ReorderArgs(app, os.Args[1:])...)
 	stopProfile := startProfile()
+	stopHeap := startHeapProfile()
 	err := app.Run(os.Args)
+	stopHeap()
 	stopProfile()
 	ReportStoreStats(app.Name, os.Stderr)
 	os.Exit(Report(app.Name, err, os.Stderr))
@@ -88,6 +91,44 @@ func startProfile() func() {
 		pprof.StopCPUProfile()
 		f.Close()
 	}
+}
+
+// startHeapProfile writes, when ARCPORT_MEMPROFILE names a file, the heap
+// profile taken when the heap in use was largest (sampled every 50 ms; a
+// profile is written again each time the peak grows by a tenth), for
+// memory benchmarks (go tool pprof -sample_index=inuse_space BINARY FILE).
+func startHeapProfile() func() {
+	name := os.Getenv("ARCPORT_MEMPROFILE")
+	if name == "" {
+		return func() {}
+	}
+	runtime.MemProfileRate = 64 << 10
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var peak uint64
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak+peak/10 {
+				peak = v
+				runtime.GC() // the profile shows the heap as of the last GC
+				if f, err := os.Create(name); err == nil {
+					pprof.WriteHeapProfile(f)
+					f.Close()
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // ReportStoreStats prints, when ARCPORT_STORE_STATS is set, how many
