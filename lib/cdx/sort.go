@@ -88,6 +88,11 @@ func (s *Sorter) Add(line []byte) error {
 			return err
 		}
 	}
+	if s.arena == nil && s.chunk <= 64<<20 {
+		// the whole chunk at once: no copies as it grows, no
+		// capacity beyond it
+		s.arena = make([]byte, 0, s.chunk)
+	}
 	st := len(s.arena)
 	s.arena = append(s.arena, line...)
 	s.spans = append(s.spans, span{st, len(s.arena)})

@@ -53,6 +53,9 @@ type Options struct {
 	Warn func(string)
 	// TempDir is where spill and sort files go ("" : the system default).
 	TempDir string
+	// PageMemory bounds the bytes of detected pages kept in memory (0:
+	// DefaultPageMemory); past it pages go to temporary files in TempDir.
+	PageMemory int
 	// Verify inflates every gzip member of gzip-per-record input to its
 	// end, checking its CRC, instead of skipping the parts that indexing
 	// and page detection do not need.
@@ -78,6 +81,9 @@ type Stats struct {
 	Handovers  int   // times the fast path handed an input over to lib/warc
 	Reencoded  int   // records compressed again
 	ArchiveLen int64 // bytes in archive/
+	// PagesSpilled counts detected pages moved to temporary files when
+	// they outgrew Options.PageMemory (a page may count more than once).
+	PagesSpilled int
 }
 
 // Writer builds a WACZ: AddInput for each WARC or ARC input, then Close.
@@ -130,6 +136,7 @@ func NewWriter(f ZipFile, opts Options) (*Writer, error) {
 		index:       newIndexSet(opts.TempDir),
 		names:       map[string]bool{},
 	}
+	w.det.TempDir, w.det.Requested, w.det.MemLimit = opts.TempDir, w.caps.want, opts.PageMemory
 	w.zw.SetModTime(opts.Created)
 	return w, nil
 }

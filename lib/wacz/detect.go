@@ -65,17 +65,36 @@ type Detector struct {
 	body   int   // where the HTTP body starts in buf (-1: unknown)
 	last   *Page // the page End made for the latest record
 	titled bool  // </title> seen (enough without Full)
+
+	// Past MemLimit bytes of pages (0: DefaultPageMemory) the pages found
+	// so far go to an external sort in TempDir (see pageSpill), and byURL
+	// forgets them: the first page of each URL is then found at the end.
+	MemLimit int
+	TempDir  string
+	// Requested are the URLs whose first page Lookup must still find after
+	// the pages went to disk (the --url and --pages requests).
+	Requested map[string]bool
+	memSize   int
+	seq       int64
+	seqOf     map[*Page]int64
+	spill     *pageSpill
+	spilled   int              // pages moved to the spill
+	kept      map[string]*Page // first page of a Requested URL, once spilled
+	pending   sync.WaitGroup   // deferred jobs not yet done
+	jobErr    error            // the first damaged member a job found
 }
 
 // NewDetector returns an empty Detector; text asks for page text, full
 // for whole pages to be read (text implies it).
 func NewDetector(text, full bool) *Detector {
-	return &Detector{Text: text, Full: full || text, byURL: map[string]*Page{}, frames: map[string]bool{}, framed: map[string]bool{}}
+	return &Detector{Text: text, Full: full || text, byURL: map[string]*Page{}, frames: map[string]bool{}, framed: map[string]bool{},
+		seqOf: map[*Page]int64{}, kept: map[string]*Page{}}
 }
 
 // Begin starts a record. It returns the writer to copy the record's block to,
 // or nil when the record cannot be a page (nothing needs to be fed then).
 func (d *Detector) Begin(rec *record.Record) io.Writer {
+	d.checkMemory()
 	d.active, d.done, d.headOK, d.titled, d.body = false, false, false, false, -1
 	d.buf.Reset()
 	if rec.TargetURI() == "" {
@@ -218,7 +237,9 @@ func (d *Detector) End(rec *record.Record) {
 		d.drop(p)
 		return
 	}
+	d.memSize -= pageBytes(p)
 	p.Title, p.Text = info.title, info.text
+	d.memSize += pageBytes(p)
 	d.addFrames(u, info.frames)
 	d.last = p
 }
@@ -249,6 +270,9 @@ func (d *Detector) newPage(rec *record.Record) *Page {
 	p.ID = PageID(p.TS, u)
 	d.pages = append(d.pages, p)
 	d.byURL[u] = p
+	d.seqOf[p] = d.seq
+	d.seq++
+	d.memSize += pageBytes(p)
 	return p
 }
 
@@ -257,6 +281,8 @@ func (d *Detector) drop(p *Page) {
 	if n := len(d.pages); n > 0 && d.pages[n-1] == p {
 		d.pages = d.pages[:n-1]
 		delete(d.byURL, p.URL)
+		delete(d.seqOf, p)
+		d.memSize -= pageBytes(p)
 	}
 }
 
@@ -343,6 +369,7 @@ func (d *Detector) Defer(rec *record.Record, member []byte, hdrLen, off int64) b
 	}
 	job := &pageJob{p: p, typ: rec.Type(), member: member, hdrLen: hdrLen, off: off}
 	d.done2 = append(d.done2, job)
+	d.pending.Add(1)
 	d.jobs <- job
 	return true
 }
@@ -369,29 +396,36 @@ func (d *Detector) work() {
 			job.err = fmt.Errorf("gzip member at offset %d: %v", job.off, err)
 		}
 		job.member = nil
+		d.pending.Done()
 	}
 }
 
 // Wait waits for deferred page detection and merges its results. It
 // returns the first damaged gzip member a worker found.
 func (d *Detector) Wait() error {
-	if d.jobs == nil {
-		return nil
+	if d.jobs != nil {
+		close(d.jobs)
+		d.wg.Wait()
+		d.jobs = nil
 	}
-	close(d.jobs)
-	d.wg.Wait()
-	d.jobs = nil
-	var first error
+	d.settle()
+	return d.jobErr
+}
+
+// settle merges the results of the deferred jobs, all of which are done.
+func (d *Detector) settle() {
 	gone := map[*Page]bool{}
 	for _, job := range d.done2 {
-		if job.err != nil && first == nil {
-			first = job.err
+		if job.err != nil && d.jobErr == nil {
+			d.jobErr = job.err
 		}
 		if !job.ok {
 			gone[job.p] = true
 			continue
 		}
+		d.memSize -= pageBytes(job.p)
 		job.p.Title, job.p.Text = job.info.title, job.info.text
+		d.memSize += pageBytes(job.p)
 		d.addFrames(job.p.URL, job.info.frames)
 	}
 	d.done2 = nil
@@ -400,27 +434,91 @@ func (d *Detector) Wait() error {
 		for _, p := range d.pages {
 			if gone[p] {
 				delete(d.byURL, p.URL)
+				delete(d.seqOf, p)
+				d.memSize -= pageBytes(p)
 				continue
 			}
 			kept = append(kept, p)
 		}
+		clear(d.pages[len(kept):])
 		d.pages = kept
 	}
-	return first
+}
+
+// checkMemory moves the pages found so far to the spill once they hold
+// more than MemLimit bytes. Deferred jobs are waited for first (at most
+// the job queue's length), so that every page moved is final. The page
+// of the latest record stays (Forget may still drop it).
+func (d *Detector) checkMemory() {
+	limit := d.MemLimit
+	if limit <= 0 {
+		limit = DefaultPageMemory
+	}
+	if d.memSize <= limit {
+		return
+	}
+	d.pending.Wait()
+	d.settle()
+	if d.spill == nil {
+		d.spill = newPageSpill(d.TempDir)
+	}
+	var keep []*Page
+	for _, p := range d.pages {
+		if p == d.last {
+			keep = append(keep, p)
+			continue
+		}
+		if d.Requested[p.URL] && d.kept[p.URL] == nil {
+			d.kept[p.URL] = p
+		}
+		if err := d.spill.add(p, d.seqOf[p]); err != nil && d.jobErr == nil {
+			d.jobErr = fmt.Errorf("page list: %v", err)
+		}
+		d.spilled++
+		delete(d.byURL, p.URL)
+		delete(d.seqOf, p)
+	}
+	clear(d.pages)
+	d.pages = append(d.pages[:0], keep...)
+	d.memSize = 0
+	for _, p := range d.pages {
+		d.memSize += pageBytes(p)
+	}
 }
 
 // Pages returns the pages found, in the order their records came, without
 // the documents that were requested as frames (Sec-Fetch-Dest of their
-// request record) or that some page embeds with <iframe> or <frame>.
+// request record) or that some page embeds with <iframe> or <frame>. It
+// holds every page in memory: EachPage does not.
 func (d *Detector) Pages() []*Page {
 	var out []*Page
-	for _, p := range d.pages {
-		if d.frames[p.URL] || d.framed[p.URL] {
-			continue
-		}
-		out = append(out, p)
-	}
+	d.EachPage(func(p *Page) error { out = append(out, p); return nil })
 	return out
+}
+
+// EachPage calls fn with each page Pages would return, in the same order,
+// reading back the pages moved to disk (call it once, after Wait).
+func (d *Detector) EachPage(fn func(*Page) error) error {
+	keep := func(p *Page) bool { return !d.frames[p.URL] && !d.framed[p.URL] }
+	if d.spill == nil {
+		for _, p := range d.pages {
+			if keep(p) {
+				if err := fn(p); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for _, p := range d.pages {
+		if err := d.spill.add(p, d.seqOf[p]); err != nil {
+			return fmt.Errorf("page list: %v", err)
+		}
+	}
+	d.pages, d.byURL, d.seqOf = nil, map[string]*Page{}, map[*Page]int64{}
+	sp := d.spill
+	d.spill = nil
+	return sp.each(d.TempDir, keep, fn)
 }
 
 // resolveRef resolves a link against the page URL, dropping the fragment;
@@ -443,7 +541,12 @@ func resolveRef(base *url.URL, ref string) string {
 }
 
 // Lookup returns the page found for URL u, if any (frames included).
-func (d *Detector) Lookup(u string) *Page { return d.byURL[u] }
+func (d *Detector) Lookup(u string) *Page {
+	if p := d.kept[u]; p != nil {
+		return p
+	}
+	return d.byURL[u]
+}
 
 func isHTML(mime string) bool {
 	return mime == "text/html" || mime == "application/xhtml+xml" || mime == "application/xhtml"

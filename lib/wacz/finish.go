@@ -54,7 +54,9 @@ func (w *Writer) finish() error {
 	if err != nil {
 		return err
 	}
-	w.stats.Pages = len(pages)
+	defer pages.close()
+	w.stats.Pages = pages.n
+	w.stats.PagesSpilled = w.det.spilled
 	hdr := PagesHeader{Format: PagesFormat, ID: "pages", Title: "All Pages"}
 	if w.opts.PageList != nil && w.opts.PageListHeader != nil {
 		if w.opts.PageListHeader.ID != "" {
@@ -64,19 +66,15 @@ func (w *Writer) finish() error {
 			hdr.Title = w.opts.PageListHeader.Title
 		}
 	}
-	for _, p := range pages {
-		if p.Text != "" {
-			hdr.HasText = true
-		}
-	}
-	if err := w.addFile(PagesPath, Deflate, func(wr io.Writer) error { return WritePagesJSONL(wr, hdr, pages) }); err != nil {
+	hdr.HasText = pages.hasText
+	if err := w.addFile(PagesPath, Deflate, func(wr io.Writer) error { return WritePagesJSONLSeq(wr, hdr, pages.each) }); err != nil {
 		return err
 	}
-	if err := w.addFile(PagesCSVPath, Deflate, func(wr io.Writer) error { return WritePagesCSV(wr, pages) }); err != nil {
+	if err := w.addFile(PagesCSVPath, Deflate, func(wr io.Writer) error { return WritePagesCSVSeq(wr, pages.each) }); err != nil {
 		return err
 	}
 	if err := w.addFile(WebArchiveYAMLPath, Deflate, func(wr io.Writer) error {
-		return WriteWebArchiveYAML(wr, w.opts.Title, w.opts.Description, pages)
+		return WriteWebArchiveYAMLSeq(wr, w.opts.Title, w.opts.Description, pages.each)
 	}); err != nil {
 		return err
 	}
@@ -97,11 +95,8 @@ func (w *Writer) finish() error {
 		Software:    w.opts.Software,
 		Resources:   w.resources,
 	}
-	for _, p := range pages {
-		if p.Seed {
-			dp.MainPageURL, dp.MainPageDate = p.URL, p.TS
-			break
-		}
+	if p := pages.main; p != nil {
+		dp.MainPageURL, dp.MainPageDate = p.URL, p.TS
 	}
 	raw, err := dp.Marshal()
 	if err != nil {
@@ -149,8 +144,10 @@ func (w *Writer) addFile(name string, method uint16, fill func(io.Writer) error)
 }
 
 // pageList builds the final pages: seeds (--url) first, then the --pages
-// list or the detected pages.
-func (w *Writer) pageList() ([]*Page, error) {
+// list or the detected pages. The requests are in memory already; the
+// detected pages are streamed from the detector (unique by URL there) into
+// a pageStore, which keeps them on disk past its bound.
+func (w *Writer) pageList() (*pageStore, error) {
 	var set pageSet
 	resolve := func(req PageRequest) *Page {
 		u, t, ok := w.caps.find(req.URL, req.TS)
@@ -183,10 +180,26 @@ func (w *Writer) pageList() ([]*Page, error) {
 				set.add(p)
 			}
 		}
-	} else {
-		for _, p := range w.det.Pages() {
-			set.add(p)
+	}
+	st := newPageStore(w.opts.TempDir, w.det.MemLimit)
+	for _, p := range set.list {
+		if err := st.add(p); err != nil {
+			st.close()
+			return nil, err
 		}
 	}
-	return set.list, nil
+	if w.opts.PageList == nil {
+		// detected pages have one URL each: only the requests can repeat one
+		err := w.det.EachPage(func(p *Page) error {
+			if set.byURL[p.TS+" "+p.URL] || set.byURL[p.URL] {
+				return nil
+			}
+			return st.add(p)
+		})
+		if err != nil {
+			st.close()
+			return nil, err
+		}
+	}
+	return st, nil
 }

@@ -44,9 +44,30 @@ func PageID(ts, u string) string {
 	return hex.EncodeToString(s[:8])
 }
 
+// PageSeq calls fn with each page in order, stopping at fn's first error:
+// a page list that need not be held in memory at once.
+type PageSeq func(fn func(*Page) error) error
+
+// SlicePages returns the PageSeq of a slice.
+func SlicePages(pages []*Page) PageSeq {
+	return func(fn func(*Page) error) error {
+		for _, p := range pages {
+			if err := fn(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // WritePagesJSONL writes a pages file: the header line, then one page per
 // line.
 func WritePagesJSONL(w io.Writer, h PagesHeader, pages []*Page) error {
+	return WritePagesJSONLSeq(w, h, SlicePages(pages))
+}
+
+// WritePagesJSONLSeq is WritePagesJSONL over a PageSeq.
+func WritePagesJSONLSeq(w io.Writer, h PagesHeader, pages PageSeq) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
@@ -56,10 +77,8 @@ func WritePagesJSONL(w io.Writer, h PagesHeader, pages []*Page) error {
 	if err := enc.Encode(h); err != nil {
 		return err
 	}
-	for _, p := range pages {
-		if err := enc.Encode(p); err != nil {
-			return err
-		}
+	if err := pages(func(p *Page) error { return enc.Encode(p) }); err != nil {
+		return err
 	}
 	return bw.Flush()
 }
@@ -67,10 +86,18 @@ func WritePagesJSONL(w io.Writer, h PagesHeader, pages []*Page) error {
 // WritePagesCSV writes pages.csv of the seed draft: a header row
 // url,date,title,id and one row per page.
 func WritePagesCSV(w io.Writer, pages []*Page) error {
+	return WritePagesCSVSeq(w, SlicePages(pages))
+}
+
+// WritePagesCSVSeq is WritePagesCSV over a PageSeq.
+func WritePagesCSVSeq(w io.Writer, pages PageSeq) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"url", "date", "title", "id"})
-	for _, p := range pages {
+	if err := pages(func(p *Page) error {
 		cw.Write([]string{p.URL, p.TS, p.Title, p.ID})
+		return cw.Error()
+	}); err != nil {
+		return err
 	}
 	cw.Flush()
 	return cw.Error()
@@ -105,6 +132,12 @@ type YAMLPList struct {
 // written as double-quoted scalars (JSON string syntax, which YAML reads
 // the same way), so any title is safe.
 func WriteWebArchiveYAML(w io.Writer, title, desc string, pages []*Page) error {
+	return WriteWebArchiveYAMLSeq(w, title, desc, SlicePages(pages))
+}
+
+// WriteWebArchiveYAMLSeq is WriteWebArchiveYAML over a PageSeq (only the
+// seeds' ids are kept in memory).
+func WriteWebArchiveYAMLSeq(w io.Writer, title, desc string, pages PageSeq) error {
 	bw := bufio.NewWriter(w)
 	q := func(s string) string {
 		b, _ := json.Marshal(s)
@@ -116,13 +149,13 @@ func WriteWebArchiveYAML(w io.Writer, title, desc string, pages []*Page) error {
 	if desc != "" {
 		bw.WriteString("desc: " + q(desc) + "\n")
 	}
-	if len(pages) == 0 {
-		bw.WriteString("pages: []\n")
-	} else {
-		bw.WriteString("pages:\n")
-	}
 	var seeds []string
-	for _, p := range pages {
+	n := 0
+	if err := pages(func(p *Page) error {
+		if n == 0 {
+			bw.WriteString("pages:\n")
+		}
+		n++
 		bw.WriteString("  - url: " + q(p.URL) + "\n    date: " + q(p.TS) + "\n")
 		if p.Title != "" {
 			bw.WriteString("    title: " + q(p.Title) + "\n")
@@ -133,6 +166,12 @@ func WriteWebArchiveYAML(w io.Writer, title, desc string, pages []*Page) error {
 		if p.Seed {
 			seeds = append(seeds, p.ID)
 		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if n == 0 {
+		bw.WriteString("pages: []\n")
 	}
 	if len(seeds) > 0 {
 		bw.WriteString("pageLists:\n  - title: \"Seeds\"\n    id: \"seeds\"\n    pageIds:\n")

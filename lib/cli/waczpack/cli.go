@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -636,6 +637,14 @@ func createWACZ(out, tmpDir string) (cliutil.Output, wacz.ZipFile, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if os.Getenv("GOMEMLIMIT") == "" {
+			// What stays live is bounded (sort chunk, read-ahead, the
+			// pages kept in memory): a soft limit above it has the
+			// collector run before the heap doubles, so that RSS stays
+			// flat in the input's size (a 2 GB WARC.gz: 97 MiB with it,
+			// 147 MiB without). An s3:// output sets its own limit.
+			debug.SetMemoryLimit(localCreateMemory)
+		}
 		return af, af.File, nil
 	}
 	o, err := cliutil.CreateOutput(out)
@@ -644,6 +653,9 @@ func createWACZ(out, tmpDir string) (cliutil.Output, wacz.ZipFile, error) {
 	}
 	return o, tailfile.New(o, 8<<20, tmpDir), nil
 }
+
+// localCreateMemory is the soft memory limit of create to a local file.
+const localCreateMemory = 80 << 20
 
 // openWACZ opens a WACZ for reading in place: a local file, or an s3:// or
 // http(s):// object read by ranged requests (the zip's end records and
