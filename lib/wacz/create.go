@@ -102,6 +102,7 @@ type Writer struct {
 
 	resources []Resource
 	stats     Stats
+	rawWin    []byte // the raw stream window, kept for the next input
 	err       error
 	closed    bool
 	// autoCreated: Options.Created was left zero (signing then dates the
@@ -139,6 +140,13 @@ func NewWriter(f ZipFile, opts Options) (*Writer, error) {
 	w.det.TempDir, w.det.Requested, w.det.MemLimit = opts.TempDir, w.caps.want, opts.PageMemory
 	w.zw.SetModTime(opts.Created)
 	return w, nil
+}
+
+// takeWindow hands the kept raw stream window to an input (nil if none).
+func (w *Writer) takeWindow() []byte {
+	b := w.rawWin
+	w.rawWin = nil
+	return b
 }
 
 func (w *Writer) warn(format string, a ...any) {

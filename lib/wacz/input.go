@@ -114,7 +114,7 @@ func (in *inputRun) startRaw(src io.Reader) error {
 	if !in.w.opts.NoFastPath {
 		return in.startFast(src)
 	}
-	in.rs = newRawStream(src, in.sink)
+	in.rs = newRawStream(src, in.sink, in.w.takeWindow())
 	if err := in.rs.async(); err != nil {
 		return err
 	}
@@ -175,6 +175,7 @@ func (in *inputRun) index() error {
 		if err := in.rs.syncTap(); err != nil {
 			return err
 		}
+		in.keepWindow()
 	}
 	return in.sink.Close()
 }
@@ -229,6 +230,7 @@ func (in *inputRun) place(seq, start, end int64) error {
 func (in *inputRun) abort() {
 	if in.rs != nil {
 		in.rs.syncTap()
+		in.keepWindow()
 	}
 	if in.ww != nil {
 		in.ww.Close()
