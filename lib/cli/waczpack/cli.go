@@ -372,6 +372,9 @@ func validate(c *cli.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := recoverAdd(name, c.App.ErrWriter); err != nil {
+		return err
+	}
 	r, err := openWACZ(name)
 	if err != nil {
 		return err
@@ -417,6 +420,9 @@ type captureJSON struct {
 func list(c *cli.Context, stdout io.Writer) error {
 	name, err := oneArg(c, "ls")
 	if err != nil {
+		return err
+	}
+	if err := recoverAdd(name, c.App.ErrWriter); err != nil {
 		return err
 	}
 	r, err := openWACZ(name)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/internal/tailfile"
+	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/wacz"
 )
 
@@ -162,6 +163,14 @@ func add(c *cli.Context, stderr io.Writer) error {
 	if tmpDir == "" && !cliutil.IsRemote(site) {
 		tmpDir = dirOf(site)
 	}
+	if !cliutil.IsRemote(site) {
+		return addInPlace(c, site, inputs, opts, tmpDir, stderr)
+	}
+	// An object in a store cannot be appended to: the WACZ is rewritten
+	// whole (its WARCs copied as they are).
+	if c.Bool("v") && !c.Bool("q") {
+		fmt.Fprintf(stderr, "%s: an object store cannot append: the WACZ is written again whole\n", store.Redact(site))
+	}
 	// the new WARCs become a WACZ of their own (indexed, pages found) in a
 	// temporary file, which is then merged with the site
 	tmp, err := os.CreateTemp(tmpDir, ".waczpack-add-*.wacz")
@@ -215,4 +224,68 @@ func openAdded(path string) (*wacz.Reader, error) {
 		f.Close()
 	}
 	return r, err
+}
+
+// addInPlace appends inputs to the local WACZ site in place
+// (wacz.Appender): the WACZ's WARCs stay where they are, only the index,
+// pages and manifest after them are written again, under a journal that
+// makes an interrupted add roll back.
+func addInPlace(c *cli.Context, site string, inputs []string, mo wacz.MergeOptions, tmpDir string, stderr io.Writer) error {
+	a, err := wacz.OpenAppend(site, wacz.Options{
+		Title:       mo.Title,
+		Description: mo.Description,
+		HashAlg:     mo.HashAlg,
+		Software:    mo.Software,
+		TempDir:     tmpDir,
+		Warn:        mo.Warn,
+		Signer:      mo.Signer,
+	})
+	if err != nil {
+		return err
+	}
+	if st := a.Stats(); st.RolledBack && !c.Bool("q") {
+		fmt.Fprintf(stderr, "%s: an interrupted add was rolled back (journal %s): the WACZ is as it was before it\n", site, wacz.JournalPath(site))
+	}
+	for _, name := range inputs {
+		f, shown, err := cliutil.OpenInput(name)
+		if err != nil {
+			a.Abort()
+			return err
+		}
+		err = a.AddInput(shown, f)
+		f.Close()
+		if err != nil {
+			a.Abort()
+			return err
+		}
+	}
+	if err := a.Close(); err != nil {
+		return err
+	}
+	if c.Bool("v") && !c.Bool("q") {
+		st := a.Stats()
+		how := "merged as read"
+		if !st.IndexMerged {
+			how = "sorted again"
+		}
+		fmt.Fprintf(stderr, "%s: %d bytes kept in place, %d bytes written (journal %d), %d -> %d bytes; %d records, %d captures added to %d (index %s), %d pages added to %d\n",
+			site, st.Kept, st.Written(), st.Journal, st.OldSize, st.NewSize, st.Records, st.Captures, st.OldCaptures, how, st.Pages, st.OldPages)
+	}
+	return nil
+}
+
+// recoverAdd rolls back an interrupted add to the local WACZ name, if
+// its journal is there, and says so on stderr.
+func recoverAdd(name string, stderr io.Writer) error {
+	if cliutil.IsRemote(name) || name == "-" {
+		return nil
+	}
+	done, err := wacz.RecoverAppend(name)
+	if err != nil {
+		return err
+	}
+	if done && stderr != nil {
+		fmt.Fprintf(stderr, "%s: an interrupted add was rolled back (journal %s): the WACZ is as it was before it\n", name, wacz.JournalPath(name))
+	}
+	return nil
 }
