@@ -384,6 +384,9 @@ func validate(c *cli.Context, stdout io.Writer) error {
 		return err
 	}
 	vo := wacz.ValidateOptions{Digests: true}
+	if !c.Bool("q") {
+		vo.Warn = func(p wacz.Problem) { fmt.Fprintf(stdout, "%s: warning: %s\n", name, p) }
+	}
 	if c.Bool("v") && !c.Bool("q") {
 		vo.Verbose = func(p wacz.Problem) { fmt.Fprintf(stdout, "%s: %s\n", name, p) }
 	}
