@@ -75,6 +75,7 @@ type Appender struct {
 	path    string
 	journal string
 	jf      *os.File
+	jhdr    int64 // length of the journal's header
 	old     *Reader
 	dir     *zipDir
 	cut     int64
@@ -185,7 +186,7 @@ func (a *Appender) open(opts Options, autoCreated bool) error {
 	}
 	// The old WACZ as it was, whatever is written from now on: bytes before
 	// the cut from the file (never written), the rest from the journal.
-	ov := &overlayAt{f: a.f, cut: a.cut, j: a.jf, jOff: int64(len(journalHeader(size, a.cut))), size: size}
+	ov := &overlayAt{f: a.f, cut: a.cut, j: a.jf, jOff: a.jhdr, size: size}
 	a.old, err = Open(ov, size, a.path)
 	if err != nil {
 		return err
@@ -275,10 +276,37 @@ func (a *Appender) resourceOf(name string) (*Resource, error) {
 	return &Resource{Name: resourceName(name), Path: name, Hash: alg + ":" + hex.EncodeToString(h.Sum(nil)), Bytes: n}, nil
 }
 
-// journalHeader is the start of a journal: the magic line and the
-// original size and cut.
-func journalHeader(size, cut int64) []byte {
-	return fmt.Appendf(nil, "%ssize %d cut %d\n", journalMagic, size, cut)
+// journalHeader is the start of a journal: the magic line, the original
+// size and cut, and what tells the WACZ the journal belongs to (guard).
+func journalHeader(size, cut int64, g guard) []byte {
+	return fmt.Appendf(nil, "%ssize %d cut %d ino %d before %x\n", journalMagic, size, cut, g.ino, g.sum)
+}
+
+// guard identifies the file a journal was written for: its inode and the
+// sha256 of the (at most) 64 KiB before the cut, bytes an add never
+// writes. A WACZ replaced since (waczpack create renames a new file over
+// it) does not match, and is not "rolled back" with another file's bytes.
+type guard struct {
+	ino uint64
+	sum []byte
+}
+
+func guardOf(f *os.File, cut int64) (guard, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return guard{}, err
+	}
+	var g guard
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		g.ino = uint64(sys.Ino)
+	}
+	from := max(cut-64<<10, 0)
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, from, cut-from)); err != nil {
+		return guard{}, err
+	}
+	g.sum = h.Sum(nil)
+	return g, nil
 }
 
 // writeJournal saves bytes [cut, size) of the WACZ in the journal: header,
@@ -290,9 +318,15 @@ func (a *Appender) writeJournal(size int64) error {
 	if err != nil {
 		return err
 	}
+	g, err := guardOf(a.f, a.cut)
+	if err != nil {
+		jf.Close()
+		return err
+	}
 	h := sha256.New()
 	bw := bufio.NewWriterSize(io.MultiWriter(jf, h), 1<<20)
-	hdr := journalHeader(size, a.cut)
+	hdr := journalHeader(size, a.cut, g)
+	a.jhdr = int64(len(hdr))
 	bw.Write(hdr)
 	n, err := io.Copy(bw, io.NewSectionReader(a.f, a.cut, size-a.cut))
 	if err == nil && n != size-a.cut {
@@ -417,13 +451,14 @@ func rollback(f *os.File, path, jp string) error {
 	magic, _ := br.ReadString('\n')
 	line, _ := br.ReadString('\n')
 	var size, cut int64
+	var g guard
 	if magic != journalMagic {
 		return bad("not a journal")
 	}
-	if _, err := fmt.Sscanf(line, "size %d cut %d\n", &size, &cut); err != nil || cut < 0 || cut > size {
+	if _, err := fmt.Sscanf(line, "size %d cut %d ino %d before %x\n", &size, &cut, &g.ino, &g.sum); err != nil || cut < 0 || cut > size {
 		return bad("bad header %q", strings.TrimSpace(line))
 	}
-	hlen := int64(len(journalHeader(size, cut)))
+	hlen := int64(len(journalHeader(size, cut, g)))
 	if st.Size() != hlen+size-cut+sha256.Size {
 		return bad("%d bytes, want %d", st.Size(), hlen+size-cut+sha256.Size)
 	}
@@ -437,6 +472,16 @@ func rollback(f *os.File, path, jp string) error {
 	}
 	if !bytes.Equal(sum, h.Sum(nil)) {
 		return bad("checksum")
+	}
+	if st, err := f.Stat(); err != nil {
+		return err
+	} else if st.Size() < cut {
+		return fmt.Errorf("%s: the journal %s of an interrupted add is not for this file (%d bytes, shorter than the %d the add kept); both left as they are", path, jp, st.Size(), cut)
+	}
+	if now, err := guardOf(f, cut); err != nil {
+		return err
+	} else if now.ino != g.ino || !bytes.Equal(now.sum, g.sum) {
+		return fmt.Errorf("%s: the journal %s of an interrupted add is not for this file (replaced since?); both left as they are", path, jp)
 	}
 	if _, err := io.Copy(io.NewOffsetWriter(f, cut), io.NewSectionReader(jf, hlen, size-cut)); err != nil {
 		return fmt.Errorf("%s: rolling back: %v", path, err)

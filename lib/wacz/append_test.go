@@ -397,3 +397,36 @@ func TestAppendUnsortedIndex(t *testing.T) {
 		t.Error("the old index.cdxj is still listed")
 	}
 }
+
+// TestAppendJournalOtherFile: a journal left by an add to a WACZ that was
+// replaced since (a new file renamed over it) is not applied to the new
+// file.
+func TestAppendJournalOtherFile(t *testing.T) {
+	path, _, err := buildWACZ(t, Options{}, readTD(t, "example.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := OpenAppend(path, Options{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := readTD(t, "example-iana.org-chunked.warc")
+	a.AddInput(in.name, bytes.NewReader(in.data))
+	a.w.zw.bw.Flush()
+	a.f.Close()
+	a.jf.Close()
+	other, _, err := buildWACZ(t, Options{}, readTD(t, "example-resource.warc.gz"), readTD(t, "example.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(other)
+	if err := os.Rename(other, path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RecoverAppend(path); err == nil || !strings.Contains(err.Error(), "not for this file") {
+		t.Errorf("RecoverAppend on a replaced WACZ: %v", err)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, want) {
+		t.Error("the replacing WACZ was changed")
+	}
+}
