@@ -145,7 +145,8 @@ func killMidAdd(t *testing.T, wp, site, big string, grow int64) {
 
 // TestAddKilled: `waczpack add` killed with SIGKILL while it writes leaves
 // a journal; the next validate rolls the WACZ back to its old bytes (and
-// says so), and so does the next add, which then completes.
+// says so), so does the next ls, and so does the next add, which then
+// completes.
 func TestAddKilled(t *testing.T) {
 	dir := t.TempDir()
 	wp := bin(t, "waczpack")
@@ -166,6 +167,15 @@ func TestAddKilled(t *testing.T) {
 		t.Fatalf("rolled back to %d bytes that differ from the original %d", len(now), len(orig))
 	}
 
+	killMidAdd(t, wp, site, big, 8<<20)
+	ls, se, code := run(t, wp, nil, "ls", site)
+	if code != 0 || !strings.Contains(se, "an interrupted add was rolled back") || !bytes.Contains(ls, []byte("http://example.com/")) {
+		t.Fatalf("ls after the kill: exit %d\n%s%s", code, ls, se)
+	}
+	if now, _ := os.ReadFile(site); sha256.Sum256(now) != sha256.Sum256(orig) {
+		t.Fatalf("ls rolled back to %d bytes that differ from the original %d", len(now), len(orig))
+	}
+
 	killMidAdd(t, wp, site, big, 16<<20)
 	_, se, code = run(t, wp, nil, "add", site, filepath.Join(repoRoot(), "testdata/warc/example-iana.org-chunked.warc"))
 	if code != 0 || !strings.Contains(se, "an interrupted add was rolled back") {
@@ -174,7 +184,7 @@ func TestAddKilled(t *testing.T) {
 	if so, se, code := run(t, wp, nil, "validate", site); code != 0 || se != "" {
 		t.Fatalf("validate after add: exit %d\n%s%s", code, so, se)
 	}
-	ls, _, _ := run(t, wp, nil, "ls", site)
+	ls, _, _ = run(t, wp, nil, "ls", site)
 	if !bytes.Contains(ls, []byte("http://www.iana.org/")) || bytes.Contains(ls, []byte("big.example")) {
 		t.Errorf("captures after the rollback and add:\n%s", ls)
 	}
