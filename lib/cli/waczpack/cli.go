@@ -216,11 +216,11 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 		// inflates only what it needs, as without --verify: the data is
 		// inflated once. With --lenient the writer inflates whole members
 		// itself (it warns and goes on where the check would fail).
-		Verify: c.Bool("verify") && c.Bool("lenient"),
-		HashAlg:     c.String("hash"),
-		Software:    "arcport waczpack " + cliutil.Version,
-		Lenient:     c.Bool("lenient"),
-		TempDir:     c.String("tmpdir"),
+		Verify:   c.Bool("verify") && c.Bool("lenient"),
+		HashAlg:  c.String("hash"),
+		Software: "arcport waczpack " + cliutil.Version,
+		Lenient:  c.Bool("lenient"),
+		TempDir:  c.String("tmpdir"),
 	}
 	verify := c.Bool("verify")
 	if opts.HashAlg != "sha256" && opts.HashAlg != "md5" {
