@@ -144,14 +144,32 @@ func (a *Appender) open(opts Options, autoCreated bool) error {
 	}
 	os.Remove(a.journal + ".tmp") // a journal never finished: the WACZ was not touched
 	size := st.Size()
+	if err := a.plan(a.f, size); err != nil {
+		return err
+	}
+	if err := a.writeJournal(size); err != nil {
+		return err
+	}
+	// The old WACZ as it was, whatever is written from now on: bytes before
+	// the cut from the file (never written), the rest from the journal.
+	ov := &overlayAt{f: a.f, cut: a.cut, j: a.jf, jOff: a.jhdr, size: size}
+	if _, err := a.f.Seek(a.cut, io.SeekStart); err != nil {
+		return err
+	}
+	return a.setup(ov, size, a.f, opts, autoCreated)
+}
+
+// plan reads the zip directory of the old WACZ (size bytes of ra), checks
+// it is a WACZ and finds where writing starts (a.cut).
+func (a *Appender) plan(ra io.ReaderAt, size int64) error {
 	a.st.OldSize = size
-	dir, err := readZipDir(a.f, size, a.path)
+	dir, err := readZipDir(ra, size, a.path)
 	if err != nil {
 		return err
 	}
 	a.dir = dir
 	// First check it is a WACZ (read in place, before any journal).
-	if r, err := Open(a.f, size, a.path); err != nil {
+	if r, err := Open(ra, size, a.path); err != nil {
 		return err
 	} else if err := r.CheckEntries(); err != nil {
 		return err
@@ -180,14 +198,16 @@ func (a *Appender) open(opts Options, autoCreated bool) error {
 		a.cut = firstOther
 	}
 	a.st.Kept = a.cut
+	return nil
+}
 
-	if err := a.writeJournal(size); err != nil {
-		return err
-	}
-	// The old WACZ as it was, whatever is written from now on: bytes before
-	// the cut from the file (never written), the rest from the journal.
-	ov := &overlayAt{f: a.f, cut: a.cut, j: a.jf, jOff: a.jhdr, size: size}
-	a.old, err = Open(ov, size, a.path)
+// setup opens the old WACZ through old (size bytes, as it was) and sets
+// up the writer over zf, which takes the bytes from a.cut on (ZipWriter
+// offsets are those of the WACZ).
+func (a *Appender) setup(old io.ReaderAt, size int64, zf ZipFile, opts Options, autoCreated bool) error {
+	dir := a.dir
+	var err error
+	a.old, err = Open(old, size, a.path)
 	if err != nil {
 		return err
 	}
@@ -203,7 +223,7 @@ func (a *Appender) open(opts Options, autoCreated bool) error {
 		a.oldRes[res.Path] = res
 	}
 
-	zw := NewZipWriter(a.f)
+	zw := NewZipWriter(zf)
 	zw.off = a.cut
 	w := newWriter(zw, opts, autoCreated)
 	a.w = w
@@ -229,11 +249,40 @@ func (a *Appender) open(opts Options, autoCreated bool) error {
 			a.keptRes = append(a.keptRes, *res)
 		}
 	}
-	if _, err := a.f.Seek(a.cut, io.SeekStart); err != nil {
-		return err
-	}
 	return nil
 }
+
+// OpenAppendAt is OpenAppend for a WACZ that cannot be written in place
+// (an object in a store): the old WACZ is read through ra (size bytes,
+// name in messages), and create is called once with the offset from which
+// the new WACZ differs (the cut: what comes before it is the old WACZ's
+// bytes, to be copied as they are, e.g. by the store's server); it returns
+// the ZipFile taking the new WACZ's bytes from that offset on, addressed
+// with the WACZ's offsets. Close writes the rest to it; making it the WACZ
+// (commit) or discarding it after an error is the caller's business: no
+// journal, no lock.
+func OpenAppendAt(ra io.ReaderAt, size int64, name string, create func(cut int64) (ZipFile, error), opts Options) (*Appender, error) {
+	opts, autoCreated, err := checkOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	a := &Appender{path: name}
+	if err := a.plan(ra, size); err != nil {
+		return nil, err
+	}
+	zf, err := create(a.cut)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.setup(ra, size, zf, opts, autoCreated); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Cut returns the offset from which the Appender writes: the bytes before
+// it are the old WACZ's, kept.
+func (a *Appender) Cut() int64 { return a.cut }
 
 // isArchiveEntry tells a WARC of archive/ from a folder entry or another file.
 func isArchiveEntry(name string) bool {
@@ -498,8 +547,12 @@ func rollback(f *os.File, path, jp string) error {
 	return syncDir(jp)
 }
 
-// rollback restores the old WACZ now (Close failed or Abort).
+// rollback restores the old WACZ now (Close failed or Abort); with
+// OpenAppendAt there is nothing to restore.
 func (a *Appender) rollback() error {
+	if a.f == nil {
+		return nil
+	}
 	err := rollback(a.f, a.path, a.journal)
 	a.jf.Close()
 	a.jf = nil
@@ -528,7 +581,9 @@ func (a *Appender) Abort() error {
 	a.w.det.Wait()
 	a.w.index.cleanup()
 	err := a.rollback()
-	a.f.Close()
+	if a.f != nil {
+		a.f.Close()
+	}
 	return err
 }
 
@@ -550,16 +605,24 @@ func (a *Appender) Close() error {
 		w.index.cleanup()
 	}
 	if err == nil {
-		if st, serr := a.f.Stat(); serr == nil {
-			a.st.NewSize = st.Size()
+		a.st.NewSize = w.zw.Offset()
+		if a.f != nil {
+			// the new tail may be shorter than the old one (an old
+			// uncompressed index): nothing of it may stay after the new
+			// end record
+			if err = a.f.Truncate(a.st.NewSize); err == nil {
+				err = a.f.Sync()
+			}
 		}
-		err = a.f.Sync()
 	}
 	if err != nil {
 		a.Abort()
 		return err
 	}
 	a.done = true
+	if a.f == nil {
+		return nil
+	}
 	a.jf.Close()
 	if err := os.Remove(a.journal); err != nil {
 		a.f.Close()
