@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,71 @@ func TestAddKilled(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("files left beside the WACZ: %v", entries)
+	}
+}
+
+// TestAddS3ServerCopy: `waczpack add s3://coll/big.wacz more.warc.gz`
+// replaces the object by one whose unchanged prefix (the old WARCs, 10+
+// MB) the server copies (UploadPartCopy): only the old WACZ's directory,
+// index, pages and manifest are downloaded and only the new WARC, index,
+// pages, manifest and directory uploaded. The result validates, keeps the
+// old bytes and finds the new page.
+func TestAddS3ServerCopy(t *testing.T) {
+	e := newS3(t, "coll")
+	dir := t.TempDir()
+	wp := bin(t, "waczpack")
+	big := filepath.Join(dir, "big.warc")
+	writeBigWARC(t, big, 24<<20)
+	local := filepath.Join(dir, "big.wacz")
+	if _, se, code := run(t, wp, nil, "create", "-q", "-o", local, big, sample("example.warc.gz")); code != 0 {
+		t.Fatalf("create: %s", se)
+	}
+	orig, _ := os.ReadFile(local)
+	e.put(t, "coll", "big.wacz", orig)
+	third := writeHTMLWARC(t, dir, "third.warc.gz", "http://third.example/", "Added Third")
+	e.proxy.Reset()
+	_, se, code := e.run(t, "waczpack", nil, "add", "-v", "s3://coll/big.wacz", third)
+	if code != 0 {
+		t.Fatalf("add: exit %d: %s", code, se)
+	}
+	t.Log(strings.TrimSpace(se))
+	var kept int64
+	if i := strings.Index(se, ": "); i < 0 {
+		t.Fatalf("no summary: %q", se)
+	} else if _, err := fmt.Sscanf(se[i+2:], "%d bytes copied by the server", &kept); err != nil || kept < 5<<20 {
+		t.Fatalf("no server-side copy in %q", se)
+	}
+	var copies, uploaded int64
+	for _, r := range e.proxy.Log() {
+		if r.Method != "PUT" {
+			continue
+		}
+		if r.Header.Get("X-Amz-Copy-Source") != "" {
+			copies++
+		} else if n, _ := strconv.ParseInt(r.Header.Get("Content-Length"), 10, 64); n > 0 {
+			uploaded += n
+		}
+	}
+	st := e.proxy.Stats()
+	t.Logf("WACZ of %d bytes: %d requests, %d bytes downloaded, %d uploaded, %d copy request(s)", len(orig), st.Requests, st.Bytes, uploaded, copies)
+	if copies != 1 || uploaded > 256<<10 || st.Bytes > 256<<10 {
+		t.Errorf("%d copies, %d bytes uploaded, %d downloaded: want the prefix copied by the server and little else moved", copies, uploaded, st.Bytes)
+	}
+	now := e.object(t, "coll", "big.wacz")
+	if int64(len(now)) <= kept || !bytes.Equal(now[:kept], orig[:kept]) {
+		t.Fatalf("the first %d bytes differ from the old WACZ's", kept)
+	}
+	added := filepath.Join(dir, "added.wacz")
+	os.WriteFile(added, now, 0o644)
+	if so, se, code := run(t, wp, nil, "validate", added); code != 0 {
+		t.Fatalf("validate: %s%s", so, se)
+	}
+	for _, u := range []string{"http://third.example/", "http://example.com/", "http://big.example/3.txt"} {
+		if got, se, code := run(t, wp, nil, "get", added, u); code != 0 || len(got) == 0 {
+			t.Errorf("get %s: exit %d: %s", u, code, se)
+		}
+	}
+	if u := e.uploads(t, "coll"); len(u) != 0 {
+		t.Errorf("incomplete uploads left: %v", u)
 	}
 }
