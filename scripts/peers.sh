@@ -3,7 +3,7 @@
 #   Debian: httrack, zim-tools (zimdump, zimcheck, zimwriterfs), python3-libzim,
 #           kiwix-tools, wget, chromium, xz-utils, zstd, unzip, bsdutils
 #           (script), redis-server, time, hyperfine
-#   npm:    warcio and playwright-core (scripts/npm), ReplayWeb.page's bundled
+#   npm:    warcio, playwright-core and @harvard-lil/js-wacz (scripts/npm), ReplayWeb.page's bundled
 #           ui.js/sw.js (npm pack: its dependency tree is not needed)
 #   Go:     versitygw (a real S3 gateway) into $(go env GOPATH)/bin
 # Idempotent: installs only what is missing. `make test` runs it first.
@@ -34,8 +34,8 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 if command -v npm >/dev/null; then
-  if [ ! -x npm/node_modules/.bin/warcio ] || [ ! -d npm/node_modules/playwright-core ]; then
-    echo "peers: npm install (warcio, playwright-core)" >&2
+  if [ ! -x npm/node_modules/.bin/warcio ] || [ ! -d npm/node_modules/playwright-core ] || [ ! -d npm/node_modules/@harvard-lil/js-wacz ]; then
+    echo "peers: npm install (warcio, playwright-core, js-wacz)" >&2
     (cd npm && npm install --no-audit --no-fund --loglevel=error >/dev/null)
   fi
   if [ ! -f npm/rwp/package/sw.js ]; then

@@ -67,6 +67,12 @@ type s3Writer struct {
 
 	abortOnce sync.Once
 	abortErr  error
+
+	// CreateAfterCopy: the upload starts with the first copyN bytes of
+	// the object copySrc ("bucket/key"), copied by the server.
+	copySrc  string
+	copyN    int64
+	copyETag string
 }
 
 // part is one part to upload.
@@ -281,6 +287,17 @@ func (w *s3Writer) start(op string) error {
 		// aborting: the abort, waiting on created, aborts this upload
 		w.mu.Unlock()
 		return w.failure(op)
+	}
+	if w.copyN > 0 {
+		// the copied prefix first, before any uploader runs
+		w.mu.Unlock()
+		err := w.copyPrefix()
+		w.mu.Lock()
+		if err != nil {
+			w.failLocked(err)
+			w.mu.Unlock()
+			return w.failure(op)
+		}
 	}
 	w.wg.Add(w.conc)
 	for range w.conc {

@@ -105,6 +105,9 @@ type Writer struct {
 	rawWin    []byte // the raw stream window, kept for the next input
 	err       error
 	closed    bool
+	// dupFrom is the first number given to a WARC name met again (0: 1;
+	// add numbers from 2, as merge does: the WACZ's own is the first).
+	dupFrom int
 	// autoCreated: Options.Created was left zero (signing then dates the
 	// manifest when it is written, see finish).
 	autoCreated bool
@@ -113,24 +116,39 @@ type Writer struct {
 // NewWriter returns a Writer writing a WACZ to f (a new, empty file; the
 // caller makes it appear atomically).
 func NewWriter(f ZipFile, opts Options) (*Writer, error) {
+	opts, autoCreated, err := checkOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return newWriter(NewZipWriter(f), opts, autoCreated), nil
+}
+
+// checkOptions fills in the defaults of opts; autoCreated tells that
+// Created was left zero.
+func checkOptions(opts Options) (_ Options, autoCreated bool, _ error) {
 	if opts.HashAlg == "" {
 		opts.HashAlg = "sha256"
 	}
 	opts.HashAlg = strings.ToLower(opts.HashAlg)
 	if opts.HashAlg != "sha256" && opts.HashAlg != "md5" {
-		return nil, fmt.Errorf("unsupported hash %q (sha256 or md5)", opts.HashAlg)
+		return opts, false, fmt.Errorf("unsupported hash %q (sha256 or md5)", opts.HashAlg)
 	}
 	if opts.Software == "" {
 		opts.Software = "arcport waczpack"
 	}
-	autoCreated := opts.Created.IsZero()
+	autoCreated = opts.Created.IsZero()
 	if autoCreated {
 		opts.Created = time.Now()
 	}
+	return opts, autoCreated, nil
+}
+
+// newWriter returns a Writer writing to zw, opts already checked.
+func newWriter(zw *ZipWriter, opts Options, autoCreated bool) *Writer {
 	w := &Writer{
 		autoCreated: autoCreated,
 		opts:        opts,
-		zw:          NewZipWriter(f),
+		zw:          zw,
 		start:       opts.Created,
 		det:         NewDetector(opts.Text, opts.Frames),
 		caps:        newCaptureTimes(requested(opts)),
@@ -139,7 +157,7 @@ func NewWriter(f ZipFile, opts Options) (*Writer, error) {
 	}
 	w.det.TempDir, w.det.Requested, w.det.MemLimit = opts.TempDir, w.caps.want, opts.PageMemory
 	w.zw.SetModTime(opts.Created)
-	return w, nil
+	return w
 }
 
 // takeWindow hands the kept raw stream window to an input (nil if none).
@@ -322,7 +340,7 @@ func (w *Writer) partBase(name string) string {
 		b = "data"
 	}
 	cand := b
-	for i := 1; w.names[cand]; i++ {
+	for i := max(w.dupFrom, 1); w.names[cand]; i++ {
 		cand = fmt.Sprintf("%s-%d", b, i)
 	}
 	w.names[cand] = true

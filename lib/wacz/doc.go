@@ -33,4 +33,12 @@
 // and ValidateWith with Digests recomputes the WARC records' digests too.
 // CheckArchive checks a bare WARC or ARC file (digests and structure), as
 // warcio check does.
+//
+// Merge combines WACZ files (WARCs copied as stored, indexes merged, pages
+// joined, manifest rebuilt). Appender adds WARC/ARC input to an existing
+// WACZ without moving its WARCs: OpenAppend writes a local file in place
+// from the first old index/pages/manifest entry on, under a journal
+// (JournalPath) from which RecoverAppend restores the old WACZ after a
+// crash; OpenAppendAt hands the new bytes after the unchanged prefix to
+// another output (an s3:// object whose prefix the server copies).
 package wacz

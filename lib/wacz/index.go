@@ -68,6 +68,12 @@ func (s *indexSet) add(line []byte) error {
 func (s *indexSet) cleanup() { s.sorter.Close() }
 
 func (s *indexSet) write(zw *ZipWriter, hashAlg string) ([]Resource, error) {
+	return s.writeFrom(zw, hashAlg, s.sorter.Each)
+}
+
+// writeFrom is write with the sorted lines given by each (the sorter's
+// lines, or those merged with another sorted stream).
+func (s *indexSet) writeFrom(zw *ZipWriter, hashAlg string, each func(func([]byte) error) error) ([]Resource, error) {
 	data, err := zw.Create(IndexesDir+cdx.DefaultZipNumFile, Store, hashAlg)
 	if err != nil {
 		return nil, err
@@ -76,7 +82,7 @@ func (s *indexSet) write(zw *ZipWriter, hashAlg string) ([]Resource, error) {
 	idx := &spill{dir: s.tmpDir}
 	defer idx.Close()
 	zn := cdx.NewZipNumWriter(data, idx)
-	if err := s.sorter.Each(func(line []byte) error { return zn.WriteLine(line) }); err != nil {
+	if err := each(func(line []byte) error { return zn.WriteLine(line) }); err != nil {
 		return nil, err
 	}
 	if err := zn.Close(); err != nil {

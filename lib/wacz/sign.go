@@ -442,8 +442,16 @@ func verifyDomain(sd *SignedData, hash string, sig []byte, o VerifyOptions, si *
 		return fmt.Errorf("timeSignature: %v", err)
 	}
 	si.Timestamp, si.TimestampBy = ts, by
-	// authsign: created no later than the timestamp, and at most 10 minutes before
-	if created.After(ts) || created.Before(ts.Add(-StampDuration)) {
+	// authsign: created no later than the timestamp, and at most 10 minutes
+	// before. A genTime in whole seconds (RFC 3161 allows it, and most
+	// authorities write it so) stands for that whole second: a created
+	// with a fraction inside it (js-wacz dates with milliseconds) is not
+	// later than it.
+	late := created.After(ts)
+	if late && ts.Nanosecond() == 0 && created.Truncate(time.Second).Equal(ts) {
+		late = false
+	}
+	if late || created.Before(ts.Add(-StampDuration)) {
 		return fmt.Errorf("created %s is not within %v before the timestamp %s", sd.Created, StampDuration, ts.UTC().Format(time.RFC3339))
 	}
 	return nil

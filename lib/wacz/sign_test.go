@@ -390,3 +390,32 @@ func TestSignCreatedAtManifest(t *testing.T) {
 		t.Errorf("signed created %q, want after the writer's start %s", rec.created, start.Truncate(time.Second).UTC().Format(time.RFC3339))
 	}
 }
+
+// TestSignCreatedInTimestampSecond: a time-stamp whose genTime is in whole
+// seconds covers that second: a created with milliseconds inside it (as
+// js-wacz dates datapackage.json) is not after it; a created in the next
+// second is.
+func TestSignCreatedInTimestampSecond(t *testing.T) {
+	a := signtest.New("archive.example.org")
+	roots := x509.NewCertPool()
+	roots.AddCert(a.CA)
+	base := time.Now().UTC().Truncate(time.Second).Add(-time.Minute)
+	hash := "sha256:" + strings.Repeat("ab", 32)
+	for _, tc := range []struct {
+		created string
+		ok      bool
+	}{
+		{base.Add(700 * time.Millisecond).Format(time.RFC3339Nano), true},
+		{base.Format(time.RFC3339), true},
+		{base.Add(1100 * time.Millisecond).Format(time.RFC3339Nano), false},
+	} {
+		a.Now = func() time.Time { return base.Add(999 * time.Millisecond) } // signtest writes whole seconds
+		raw, _ := json.Marshal(a.Sign(hash, tc.created))
+		var sd SignedData
+		json.Unmarshal(raw, &sd)
+		_, err := VerifySignedData(&sd, hash, VerifyOptions{Roots: roots})
+		if (err == nil) != tc.ok {
+			t.Errorf("created %s, time-stamp %s: %v (want ok %v)", tc.created, base.Format(time.RFC3339), err, tc.ok)
+		}
+	}
+}

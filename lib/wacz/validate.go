@@ -4,9 +4,11 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"path"
 	"slices"
@@ -69,11 +71,15 @@ type ValidateOptions struct {
 	// saying how its digests compared (see DescribeDigests), its Path the
 	// WARC. It is called from another goroutine, one call at a time.
 	Verbose func(Problem)
+	// Warn, when set, receives what is worth saying but passes, such as
+	// a resource hash written by js-wacz 0.1.x's known bug (see
+	// jsWACZHash).
+	Warn func(Problem)
 }
 
 // ValidateWith is Validate with options.
 func (r *Reader) ValidateWith(o ValidateOptions) []Problem {
-	v := &validator{r: r, digests: o.Digests, verbose: o.Verbose}
+	v := &validator{r: r, digests: o.Digests, verbose: o.Verbose, warn: o.Warn}
 	v.run()
 	return v.problems
 }
@@ -82,8 +88,14 @@ type validator struct {
 	r        *Reader
 	digests  bool
 	verbose  func(Problem)
+	warn     func(Problem)
 	problems []Problem
-	counts   map[string]int
+	// jsWACZ: datapackage.json was written by js-wacz, whose resource
+	// hashes may be jsWACZHash's; lastAlt is that hash of the entry
+	// hashEntry read last (computed only then).
+	jsWACZ  bool
+	lastAlt string
+	counts  map[string]int
 	// starts holds, for each archive/*.warc.gz whose members were all
 	// inflated while hashing, where its members start (ascending), so the
 	// index check needs no read per line (a remote WACZ: no request).
@@ -185,6 +197,7 @@ func (v *validator) checkPackage() {
 	if _, ok := generic["resources"]; !ok {
 		v.add(DataPackagePath, "no resources")
 	}
+	v.jsWACZ = strings.HasPrefix(dp.Software, "@harvard-lil/js-wacz")
 	listed := map[string]bool{}
 	for i, res := range dp.Resources {
 		where := fmt.Sprintf("resource %d", i)
@@ -217,7 +230,13 @@ func (v *validator) checkPackage() {
 			v.add(res.Path, "size %d, %s says %d", size, DataPackagePath, res.Bytes)
 		}
 		if sum != "" && res.Hash != "" && !strings.EqualFold(sum, res.Hash) {
-			v.add(res.Path, "hash %s, %s says %s", sum, DataPackagePath, res.Hash)
+			if v.lastAlt != "" && strings.EqualFold(v.lastAlt, res.Hash) {
+				if v.warn != nil {
+					v.warn(Problem{res.Path, fmt.Sprintf("%s lists hash %s, which js-wacz 0.1.x computes by hashing every 64 KiB of the file twice (harvard-lil/js-wacz#127); the bytes match it, their sha256 is %s", DataPackagePath, res.Hash, sum)})
+				}
+			} else {
+				v.add(res.Path, "hash %s, %s says %s", sum, DataPackagePath, res.Hash)
+			}
 		}
 	}
 	for _, f := range r.zr.File {
@@ -285,6 +304,12 @@ func (v *validator) hashEntry(f *zip.File, want string) (int64, string) {
 	}
 	defer rc.Close()
 	var dst io.Writer = h
+	v.lastAlt = ""
+	var alt *jsWACZHash
+	if v.jsWACZ && alg == "sha256" && want != "" {
+		alt = newJSWACZHash()
+		dst = io.MultiWriter(h, alt)
+	}
 	var members chan error
 	var pw *io.PipeWriter
 	archive := strings.HasPrefix(f.Name, ArchiveDir)
@@ -330,7 +355,7 @@ func (v *validator) hashEntry(f *zip.File, want string) (int64, string) {
 			}
 			members <- err
 		}()
-		dst = io.MultiWriter(h, pw)
+		dst = io.MultiWriter(dst, pw)
 	} else if dpw != nil {
 		dst = io.MultiWriter(dst, dpw)
 	}
@@ -353,7 +378,54 @@ func (v *validator) hashEntry(f *zip.File, want string) (int64, string) {
 		v.add(f.Name, "cannot read: %v (corrupt zip data)", err)
 		return -1, ""
 	}
+	if alt != nil {
+		v.lastAlt = alt.Sum()
+	}
 	return n, alg + ":" + hex.EncodeToString(h.Sum(nil))
+}
+
+// jsWACZHash is the resource hash js-wacz 0.1.6 (the latest on npm) writes
+// for a file it adds by path: it feeds each chunk of its read stream to
+// the hash twice (a "data" listener and a pipe into the same hash), so the
+// hash is sha256 of every 64 KiB block (Node's highWaterMark) repeated
+// (harvard-lil/js-wacz#127). It still binds the bytes: validate accepts
+// it, with a warning.
+type jsWACZHash struct {
+	h   hash.Hash
+	buf []byte
+}
+
+const jsWACZChunk = 64 << 10
+
+func newJSWACZHash() *jsWACZHash {
+	return &jsWACZHash{h: sha256.New(), buf: make([]byte, 0, jsWACZChunk)}
+}
+
+func (j *jsWACZHash) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		k := min(len(p), jsWACZChunk-len(j.buf))
+		j.buf = append(j.buf, p[:k]...)
+		p = p[k:]
+		if len(j.buf) == jsWACZChunk {
+			j.flush()
+		}
+	}
+	return n, nil
+}
+
+func (j *jsWACZHash) flush() {
+	j.h.Write(j.buf)
+	j.h.Write(j.buf)
+	j.buf = j.buf[:0]
+}
+
+// Sum returns "sha256:<hex>".
+func (j *jsWACZHash) Sum() string {
+	if len(j.buf) > 0 {
+		j.flush()
+	}
+	return "sha256:" + hex.EncodeToString(j.h.Sum(nil))
 }
 
 // checkDigests reads a WARC of archive/ with CheckArchive and returns its

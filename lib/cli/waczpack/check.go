@@ -120,11 +120,14 @@ type verified struct {
 }
 
 // addVerified is create's AddInput; with verify (create --verify) the
-// input also streams through a goroutine that recomputes the digests of
-// its WARC records, whose digest problems (mismatches, unreadable values)
-// are added to vf, one line each. The structure is create's own business
-// (it warns or fails as usual).
-func addVerified(w *wacz.Writer, name string, r io.Reader, verify bool, vf *verified) error {
+// input also streams through a goroutine that inflates every gzip member
+// to its end and recomputes the digests of its WARC records, whose digest
+// problems (mismatches, unreadable values) are added to vf, one line each.
+// With structure, damage the check finds (a bad CRC in a member the
+// writer copied without inflating it whole, a truncated member) fails the
+// input as the writer would, naming the first one; otherwise the structure
+// is the writer's business (it warns or fails as usual).
+func addVerified(w *wacz.Writer, name string, r io.Reader, verify, structure bool, vf *verified) error {
 	if !verify {
 		return w.AddInput(name, r)
 	}
@@ -134,8 +137,9 @@ func addVerified(w *wacz.Writer, name string, r io.Reader, verify bool, vf *veri
 	}
 	pr, pw := io.Pipe()
 	type result struct {
-		lines []string
-		st    wacz.CheckStats
+		lines  []string
+		broken *record.Problem
+		st     wacz.CheckStats
 	}
 	done := make(chan result, 1)
 	go func() {
@@ -143,6 +147,10 @@ func addVerified(w *wacz.Writer, name string, r io.Reader, verify bool, vf *veri
 		res.st, _ = wacz.CheckArchive(pr, shown, wacz.CheckOptions{Problem: func(p *record.Problem) {
 			if wacz.IsDigestProblem(p.Msg) {
 				res.lines = append(res.lines, p.Error())
+			} else if structure && res.broken == nil && (p.Skipped || !p.Repaired) &&
+				!strings.Contains(p.Msg, "member holds more than one record") { // the writer compresses those again
+
+				res.broken = p
 			}
 		}})
 		io.Copy(io.Discard, pr)
@@ -151,6 +159,9 @@ func addVerified(w *wacz.Writer, name string, r io.Reader, verify bool, vf *veri
 	err := w.AddInput(name, io.TeeReader(r, pw))
 	pw.Close()
 	res := <-done
+	if err == nil && res.broken != nil {
+		err = res.broken
+	}
 	vf.bad = append(vf.bad, res.lines...)
 	vf.st.Records += res.st.Records
 	vf.st.Checked += res.st.Checked

@@ -212,12 +212,18 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 		Seeds:       c.StringSlice("url"),
 		Text:        c.Bool("text"),
 		Frames:      c.Bool("frames"),
-		Verify:      c.Bool("verify"),
-		HashAlg:     c.String("hash"),
-		Software:    "arcport waczpack " + cliutil.Version,
-		Lenient:     c.Bool("lenient"),
-		TempDir:     c.String("tmpdir"),
+		// --verify: the digest check below inflates every gzip member
+		// to its end (checking its CRC) beside the writer, which then
+		// inflates only what it needs, as without --verify: the data is
+		// inflated once. With --lenient the writer inflates whole members
+		// itself (it warns and goes on where the check would fail).
+		Verify:   c.Bool("verify") && c.Bool("lenient"),
+		HashAlg:  c.String("hash"),
+		Software: "arcport waczpack " + cliutil.Version,
+		Lenient:  c.Bool("lenient"),
+		TempDir:  c.String("tmpdir"),
 	}
+	verify := c.Bool("verify")
 	if opts.HashAlg != "sha256" && opts.HashAlg != "md5" {
 		return cliutil.Usagef("--hash must be sha256 or md5")
 	}
@@ -310,7 +316,7 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 			r = f
 			defer f.Close()
 		}
-		if err := addVerified(w, name, r, opts.Verify, &vf); err != nil {
+		if err := addVerified(w, name, r, verify, !opts.Lenient, &vf); err != nil {
 			w.Close()
 			return err
 		}
@@ -335,7 +341,7 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 			out, s.Inputs, s.Records, s.Records-s.Reencoded, s.Reencoded, s.Captures, s.Pages, s.ArchiveLen)
 		// never claim a CRC that was not checked: members whose end was
 		// found without inflating them are copied unchecked
-		if s.Skipped > 0 {
+		if s.Skipped > 0 && !(verify && !opts.Lenient) {
 			fmt.Fprintf(stderr, "%s: %d gzip members copied without inflating them to their end: their CRCs were not checked (--verify checks them; so does waczpack validate)\n", out, s.Skipped)
 		} else {
 			fmt.Fprintf(stderr, "%s: no gzip member was copied with its CRC unchecked\n", out)
@@ -343,7 +349,7 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 		if s.Handovers > 0 {
 			fmt.Fprintf(stderr, "%s: %d inputs read by the careful path from some point on\n", out, s.Handovers)
 		}
-		if opts.Verify {
+		if verify {
 			fmt.Fprintln(stderr, vf.summary(out))
 		}
 	}
@@ -373,6 +379,9 @@ func validate(c *cli.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := recoverAdd(name, c.App.ErrWriter); err != nil {
+		return err
+	}
 	r, err := openWACZ(name)
 	if err != nil {
 		return err
@@ -382,6 +391,9 @@ func validate(c *cli.Context, stdout io.Writer) error {
 		return err
 	}
 	vo := wacz.ValidateOptions{Digests: true}
+	if !c.Bool("q") {
+		vo.Warn = func(p wacz.Problem) { fmt.Fprintf(stdout, "%s: warning: %s\n", name, p) }
+	}
 	if c.Bool("v") && !c.Bool("q") {
 		vo.Verbose = func(p wacz.Problem) { fmt.Fprintf(stdout, "%s: %s\n", name, p) }
 	}
@@ -418,6 +430,9 @@ type captureJSON struct {
 func list(c *cli.Context, stdout io.Writer) error {
 	name, err := oneArg(c, "ls")
 	if err != nil {
+		return err
+	}
+	if err := recoverAdd(name, c.App.ErrWriter); err != nil {
 		return err
 	}
 	r, err := openWACZ(name)

@@ -1,6 +1,8 @@
 package waczpack
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/internal/tailfile"
+	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/wacz"
 )
 
@@ -162,6 +165,22 @@ func add(c *cli.Context, stderr io.Writer) error {
 	if tmpDir == "" && !cliutil.IsRemote(site) {
 		tmpDir = dirOf(site)
 	}
+	if !cliutil.IsRemote(site) {
+		return addInPlace(c, site, inputs, opts, tmpDir, stderr)
+	}
+	if store.KindOf(site) == store.S3 {
+		// An object cannot be appended to: the new object's unchanged
+		// prefix is copied by the server, the rest uploaded.
+		done, err := addS3(c, site, inputs, opts, stderr)
+		if done || err != nil {
+			return err
+		}
+	}
+	// Otherwise (a prefix under S3's 5 MiB smallest part) the WACZ is
+	// written again whole, its WARCs copied as they are.
+	if c.Bool("v") && !c.Bool("q") {
+		fmt.Fprintf(stderr, "%s: written again whole (an object cannot be appended to, and its unchanged prefix is under S3's 5 MiB smallest part)\n", store.Redact(site))
+	}
 	// the new WARCs become a WACZ of their own (indexed, pages found) in a
 	// temporary file, which is then merged with the site
 	tmp, err := os.CreateTemp(tmpDir, ".waczpack-add-*.wacz")
@@ -216,3 +235,176 @@ func openAdded(path string) (*wacz.Reader, error) {
 	}
 	return r, err
 }
+
+// addInPlace appends inputs to the local WACZ site in place
+// (wacz.Appender): the WACZ's WARCs stay where they are, only the index,
+// pages and manifest after them are written again, under a journal that
+// makes an interrupted add roll back.
+func addInPlace(c *cli.Context, site string, inputs []string, mo wacz.MergeOptions, tmpDir string, stderr io.Writer) error {
+	a, err := wacz.OpenAppend(site, wacz.Options{
+		Title:       mo.Title,
+		Description: mo.Description,
+		HashAlg:     mo.HashAlg,
+		Software:    mo.Software,
+		TempDir:     tmpDir,
+		Warn:        mo.Warn,
+		Signer:      mo.Signer,
+	})
+	if err != nil {
+		return err
+	}
+	if st := a.Stats(); st.RolledBack && !c.Bool("q") {
+		fmt.Fprintf(stderr, "%s: an interrupted add was rolled back (journal %s): the WACZ is as it was before it\n", site, wacz.JournalPath(site))
+	}
+	for _, name := range inputs {
+		f, shown, err := cliutil.OpenInput(name)
+		if err != nil {
+			a.Abort()
+			return err
+		}
+		err = a.AddInput(shown, f)
+		f.Close()
+		if err != nil {
+			a.Abort()
+			return err
+		}
+	}
+	if err := a.Close(); err != nil {
+		return err
+	}
+	if c.Bool("v") && !c.Bool("q") {
+		st := a.Stats()
+		how := "merged as read"
+		if !st.IndexMerged {
+			how = "sorted again"
+		}
+		fmt.Fprintf(stderr, "%s: %d bytes kept in place, %d bytes written (journal %d), %d -> %d bytes; %d records, %d captures added to %d (index %s), %d pages added to %d\n",
+			site, st.Kept, st.Written(), st.Journal, st.OldSize, st.NewSize, st.Records, st.Captures, st.OldCaptures, how, st.Pages, st.OldPages)
+	}
+	return nil
+}
+
+// recoverAdd rolls back an interrupted add to the local WACZ name, if
+// its journal is there, and says so on stderr.
+func recoverAdd(name string, stderr io.Writer) error {
+	if cliutil.IsRemote(name) || name == "-" {
+		return nil
+	}
+	done, err := wacz.RecoverAppend(name)
+	if err != nil {
+		return err
+	}
+	if done && stderr != nil {
+		fmt.Fprintf(stderr, "%s: an interrupted add was rolled back (journal %s): the WACZ is as it was before it\n", name, wacz.JournalPath(name))
+	}
+	return nil
+}
+
+// errSmallPrefix: the unchanged prefix of an s3:// WACZ is too small for
+// a server-side copy.
+var errSmallPrefix = errors.New("prefix under the smallest part")
+
+// addS3 appends inputs to the s3:// WACZ site as a new object whose
+// unchanged prefix (every byte before the old index, pages and manifest:
+// the old WARCs) the server copies from the old one (UploadPartCopy,
+// pinned to the ETag read), the new WARCs, index, pages, manifest and zip
+// directory uploaded after it; the object is replaced at commit only.
+// done is false, with no error, when that prefix is under S3's smallest
+// part: the caller rewrites the WACZ whole.
+func addS3(c *cli.Context, site string, inputs []string, mo wacz.MergeOptions, stderr io.Writer) (done bool, err error) {
+	ra, err := cliutil.OpenAt(site)
+	if err != nil {
+		return false, err
+	}
+	defer ra.Close()
+	etag := ""
+	if f, ok := ra.(*store.File); ok {
+		etag = f.ETag()
+	}
+	var w store.Writer
+	var tf *tailfile.File
+	defer func() {
+		if w != nil && err != nil {
+			w.Abort()
+		}
+	}()
+	create := func(cut int64) (wacz.ZipFile, error) {
+		if cut < store.MinCopyPrefix {
+			return nil, errSmallPrefix
+		}
+		var err error
+		w, err = cliutil.Store().CreateAfterCopy(context.Background(), site, site, cut, etag)
+		if err != nil {
+			return nil, err
+		}
+		tf = tailfile.New(w, 8<<20, mo.TempDir)
+		return &shiftedFile{tf, cut}, nil
+	}
+	a, err := wacz.OpenAppendAt(ra, ra.Size(), store.Redact(site), create, wacz.Options{
+		Title:       mo.Title,
+		Description: mo.Description,
+		HashAlg:     mo.HashAlg,
+		Software:    mo.Software,
+		TempDir:     mo.TempDir,
+		Warn:        mo.Warn,
+		Signer:      mo.Signer,
+	})
+	if errors.Is(err, errSmallPrefix) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, name := range inputs {
+		f, shown, err := cliutil.OpenInput(name)
+		if err != nil {
+			a.Abort()
+			return true, err
+		}
+		err = a.AddInput(shown, f)
+		f.Close()
+		if err != nil {
+			a.Abort()
+			return true, err
+		}
+	}
+	if err := a.Close(); err != nil {
+		return true, err
+	}
+	if err := tf.Close(); err != nil {
+		return true, err
+	}
+	if err := w.Commit(); err != nil {
+		return true, err
+	}
+	if c.Bool("v") && !c.Bool("q") {
+		st := a.Stats()
+		fmt.Fprintf(stderr, "%s: %d bytes copied by the server (UploadPartCopy), %d bytes uploaded, %d -> %d bytes; %d records, %d captures added to %d, %d pages added to %d\n",
+			store.Redact(site), st.Kept, st.Written(), st.OldSize, st.NewSize, st.Records, st.Captures, st.OldCaptures, st.Pages, st.OldPages)
+	}
+	return true, nil
+}
+
+// shiftedFile is a ZipFile whose offset 0 is offset base of the WACZ:
+// the tail of an object whose first base bytes the server copies.
+type shiftedFile struct {
+	f    *tailfile.File
+	base int64
+}
+
+func (s *shiftedFile) Write(p []byte) (int, error) { return s.f.Write(p) }
+
+func (s *shiftedFile) ReadAt(p []byte, off int64) (int, error) { return s.f.ReadAt(p, off-s.base) }
+
+func (s *shiftedFile) Seek(off int64, whence int) (int64, error) {
+	if whence == io.SeekStart {
+		off -= s.base
+	}
+	n, err := s.f.Seek(off, whence)
+	return n + s.base, err
+}
+
+func (s *shiftedFile) Truncate(size int64) error { return s.f.Truncate(size - s.base) }
+
+// Release passes on the bytes before off (a wacz.Releaser).
+func (s *shiftedFile) Release(off int64) error { return s.f.Release(off - s.base) }

@@ -2,6 +2,7 @@ package waczpack
 
 import (
 	"archive/zip"
+	"bytes"
 	"crypto/elliptic"
 	"encoding/json"
 	"io"
@@ -194,5 +195,43 @@ func TestMergeSigned(t *testing.T) {
 	}
 	if so, se, code := run(t, nil, "validate", b); code != 0 || !strings.Contains(so, "signed anonymously") {
 		t.Errorf("validate after add: %d %q %q", code, so, se)
+	}
+}
+
+// TestAddFailureLeavesWACZ: an add that fails (an input that is not a
+// WARC, one damaged in the middle, a target that is not a WACZ) exits 1
+// naming the problem and leaves the WACZ byte for byte as it was, with no
+// journal beside it.
+func TestAddFailureLeavesWACZ(t *testing.T) {
+	dir := t.TempDir()
+	a := makeWACZ(t, dir, "a.wacz", "example.warc.gz")
+	orig, _ := os.ReadFile(a)
+	notWARC := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notWARC, []byte("hello, not an archive\n"), 0o644)
+	cut := filepath.Join(dir, "cut.warc.gz")
+	gz := mustRead(t, "example.warc.gz")
+	os.WriteFile(cut, gz[:len(gz)-700], 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"add", a, warcFixtures + "example-iana.org-chunked.warc", notWARC}, "notes.txt: not a WARC or ARC file"},
+		{[]string{"add", a, cut}, "cut.warc.gz: record at offset"},
+		{[]string{"add", notWARC, warcFixtures + "example-iana.org-chunked.warc"}, "notes.txt: "},
+	} {
+		_, se, code := run(t, nil, tc.args...)
+		if code != 1 || !strings.Contains(se, tc.want) || strings.Count(se, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args[1:], code, se, tc.want)
+		}
+		if now, _ := os.ReadFile(a); !bytes.Equal(now, orig) {
+			t.Fatalf("%v: the WACZ changed", tc.args[1:])
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 3 {
+			t.Errorf("%v: left beside the WACZ: %v", tc.args[1:], entries)
+		}
+	}
+	if b, _ := os.ReadFile(notWARC); string(b) != "hello, not an archive\n" {
+		t.Error("the file that is not a WACZ was changed")
 	}
 }

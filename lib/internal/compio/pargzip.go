@@ -2,6 +2,7 @@ package compio
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"sync"
@@ -91,13 +92,17 @@ func writeGzipParallel(w io.Writer, r io.Reader, level, n int) error {
 	var size uint32
 	var prevTail []byte
 	var readErr error
+	var off int64 // input bytes read
 	cur := get()
 	cur.in = cur.in[:parChunk]
-	nr, err := io.ReadFull(r, cur.in)
+	nr, err := readChunk(r, cur.in)
 	cur.in = cur.in[:nr]
+	off += int64(nr)
 	for {
-		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-			readErr = err
+		if err != nil && err != io.EOF {
+			// io.ErrUnexpectedEOF too: the input was cut short, which
+			// must not pass for its end
+			readErr = fmt.Errorf("input at offset %d: %w", off, err)
 			break
 		}
 		last := err != nil
@@ -108,12 +113,16 @@ func writeGzipParallel(w io.Writer, r io.Reader, level, n int) error {
 			next = get()
 			next.in = next.in[:parChunk]
 			var nn int
-			nn, nerr = io.ReadFull(r, next.in)
+			nn, nerr = readChunk(r, next.in)
 			next.in = next.in[:nn]
-			if nn == 0 && (nerr == io.EOF || nerr == io.ErrUnexpectedEOF) {
+			off += int64(nn)
+			if nn == 0 && nerr == io.EOF {
 				last = true
 				free <- next
 				next = nil
+			} else if nerr != nil && nerr != io.EOF {
+				readErr = fmt.Errorf("input at offset %d: %w", off, nerr)
+				break
 			}
 		}
 		crc.Write(cur.in)
@@ -149,4 +158,20 @@ func writeGzipParallel(w io.Writer, r io.Reader, level, n int) error {
 	binary.LittleEndian.PutUint32(t[4:], size)
 	_, err = w.Write(t[:])
 	return err
+}
+
+// readChunk fills p from r. Unlike io.ReadFull it tells a clean end of the
+// input (io.EOF, with whatever was read before it) from an input that
+// failed, io.ErrUnexpectedEOF included (a truncated compressed input says
+// so): those errors come back as they are.
+func readChunk(r io.Reader, p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := r.Read(p[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }

@@ -2,6 +2,8 @@ package compio
 
 import (
 	"bytes"
+	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -141,6 +143,63 @@ func TestParallelGzipMember(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// cutReader yields n bytes of data, then fails with err.
+type cutReader struct {
+	data []byte
+	err  error
+}
+
+func (c *cutReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, c.err
+	}
+	n := copy(p, c.data)
+	c.data = c.data[n:]
+	return n, nil
+}
+
+// TestParallelGzipTruncatedInput: an input that ends with
+// io.ErrUnexpectedEOF (a truncated compressed file being recompressed) is
+// an error naming the input offset where it stopped, not a short member
+// passed off as whole; at a chunk boundary too, and from a real truncated
+// gzip stream.
+func TestParallelGzipTruncatedInput(t *testing.T) {
+	var pattern []byte
+	for i := 0; len(pattern) < 3*parChunk; i++ {
+		pattern = fmt.Appendf(pattern, "line %d %s\n", i*i%9973, strings.Repeat("ab", i%50))
+	}
+	var gzipped bytes.Buffer
+	zw := gzip.NewWriter(&gzipped)
+	zw.Write(pattern)
+	zw.Close()
+	for _, tc := range []struct {
+		name string
+		r    func() io.Reader
+		off  string
+	}{
+		{"mid-chunk", func() io.Reader { return &cutReader{pattern[:parChunk+100], io.ErrUnexpectedEOF} }, fmt.Sprintf("input at offset %d: ", parChunk+100)},
+		{"chunk-boundary", func() io.Reader { return &cutReader{pattern[:parChunk], io.ErrUnexpectedEOF} }, fmt.Sprintf("input at offset %d: ", parChunk)},
+		{"first-chunk", func() io.Reader { return &cutReader{pattern[:10], io.ErrUnexpectedEOF} }, "input at offset 10: "},
+		{"truncated-gzip", func() io.Reader {
+			zr, _ := gzip.NewReader(bytes.NewReader(gzipped.Bytes()[:gzipped.Len()/2]))
+			return zr
+		}, "input at offset "},
+	} {
+		for _, conc := range []int{2, 3} {
+			var out bytes.Buffer
+			m, err := NewMemberWriter(&out, WriterOptions{Format: Gzip, Concurrency: conc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = m.WriteInline(tc.r(), nil)
+			if err == nil || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.HasPrefix(err.Error(), tc.off) {
+				t.Errorf("%s, concurrency %d: %v, want %q... wrapping io.ErrUnexpectedEOF", tc.name, conc, err, tc.off)
+			}
+			t.Logf("%s: %v", tc.name, err)
 		}
 	}
 }
