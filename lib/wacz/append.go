@@ -716,6 +716,7 @@ func (a *Appender) finish() error {
 	if err != nil {
 		return err
 	}
+	defer newPages.close()
 	hdr := PagesHeader{Format: PagesFormat, ID: "pages", Title: "All Pages"}
 	hasOld := a.old.File(PagesPath) != nil
 	if hasOld {
@@ -731,9 +732,7 @@ func (a *Appender) finish() error {
 		bw := bufio.NewWriterSize(wr, 64<<10)
 		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
-		for _, p := range newPages {
-			hdr.HasText = hdr.HasText || p.Text != ""
-		}
+		hdr.HasText = hdr.HasText || newPages.hasText
 		if err := enc.Encode(hdr); err != nil {
 			return err
 		}
@@ -753,15 +752,15 @@ func (a *Appender) finish() error {
 				return err
 			}
 		}
-		for _, p := range newPages {
+		if err := newPages.each(func(p *Page) error {
 			if seen[p.TS+" "+p.URL] {
-				continue
+				return nil
 			}
 			seen[p.TS+" "+p.URL] = true
 			all = append(all, p)
-			if err := enc.Encode(p); err != nil {
-				return err
-			}
+			return enc.Encode(p)
+		}); err != nil {
+			return err
 		}
 		return bw.Flush()
 	})
