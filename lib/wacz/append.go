@@ -726,8 +726,9 @@ func (a *Appender) finish() error {
 			hdr = *h
 		}
 	}
-	var all []*Page
-	seen := map[string]bool{}
+	all := newPageStore(w.opts.TempDir, 0)
+	defer all.close()
+	seen := pageKeys{}
 	err = addFile(PagesPath, Deflate, func(wr io.Writer) error {
 		bw := bufio.NewWriterSize(wr, 64<<10)
 		enc := json.NewEncoder(bw)
@@ -742,9 +743,11 @@ func (a *Appender) finish() error {
 				if err := json.Unmarshal(line, &p); err != nil {
 					return err
 				}
-				seen[p.TS+" "+p.URL] = true
+				seen.add(p.TS, p.URL)
 				a.st.OldPages++
-				all = append(all, &Page{ID: p.ID, URL: p.URL, TS: p.TS, Title: p.Title, Seed: p.Seed})
+				if err := all.add(&Page{ID: p.ID, URL: p.URL, TS: p.TS, Title: p.Title, Seed: p.Seed}); err != nil {
+					return err
+				}
 				bw.Write(line)
 				return bw.WriteByte('\n')
 			})
@@ -753,11 +756,12 @@ func (a *Appender) finish() error {
 			}
 		}
 		if err := newPages.each(func(p *Page) error {
-			if seen[p.TS+" "+p.URL] {
+			if !seen.add(p.TS, p.URL) {
 				return nil
 			}
-			seen[p.TS+" "+p.URL] = true
-			all = append(all, p)
+			if err := all.add(p); err != nil {
+				return err
+			}
 			return enc.Encode(p)
 		}); err != nil {
 			return err
@@ -767,7 +771,7 @@ func (a *Appender) finish() error {
 	if err != nil {
 		return err
 	}
-	w.stats.Pages = len(all) - a.st.OldPages
+	w.stats.Pages = all.n - a.st.OldPages
 	if a.old.File(ExtraPagesPath) != nil {
 		err := addFile(ExtraPagesPath, Deflate, func(wr io.Writer) error {
 			rc, err := a.old.open(a.old.File(ExtraPagesPath))
@@ -789,11 +793,11 @@ func (a *Appender) finish() error {
 	if w.opts.Description != "" {
 		dp.Description = w.opts.Description
 	}
-	if err := addFile(PagesCSVPath, Deflate, func(wr io.Writer) error { return WritePagesCSV(wr, all) }); err != nil {
+	if err := addFile(PagesCSVPath, Deflate, func(wr io.Writer) error { return WritePagesCSVSeq(wr, all.each) }); err != nil {
 		return err
 	}
 	if err := addFile(WebArchiveYAMLPath, Deflate, func(wr io.Writer) error {
-		return WriteWebArchiveYAML(wr, dp.Title, dp.Description, all)
+		return WriteWebArchiveYAMLSeq(wr, dp.Title, dp.Description, all.each)
 	}); err != nil {
 		return err
 	}
@@ -811,13 +815,8 @@ func (a *Appender) finish() error {
 	}
 	dp.Profile, dp.WACZVersion, dp.Software = "data-package", Version, w.opts.Software
 	dp.Resources = resources
-	if dp.MainPageURL == "" {
-		for _, p := range all {
-			if p.Seed {
-				dp.MainPageURL, dp.MainPageDate = p.URL, p.TS
-				break
-			}
-		}
+	if dp.MainPageURL == "" && all.main != nil {
+		dp.MainPageURL, dp.MainPageDate = all.main.URL, all.main.TS
 	}
 	raw, err := dp.Marshal()
 	if err != nil {

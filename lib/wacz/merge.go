@@ -50,9 +50,10 @@ type MergeStats struct {
 // them), all index lines in one sorted ZipNum index, their pages joined
 // (a page already listed, same URL and timestamp, is dropped) and a new
 // datapackage.json. Memory stays flat: WARCs stream through, the index is
-// sorted by an external sort and pages are copied line by line (only
-// their URLs, timestamps and titles are held, for pages.csv and
-// webarchive.yaml).
+// sorted by an external sort and pages are copied line by line (their
+// URLs, timestamps and titles go to a temporary file past 8 MiB, for
+// pages.csv and webarchive.yaml; 8 bytes per page are held to drop
+// repeated pages).
 func Merge(f ZipFile, inputs []*Reader, opts MergeOptions) (MergeStats, error) {
 	var st MergeStats
 	if len(inputs) == 0 {
@@ -158,7 +159,8 @@ func Merge(f ZipFile, inputs []*Reader, opts MergeOptions) (MergeStats, error) {
 		resources = append(resources, Resource{Name: resourceName(name), Path: name, Hash: e.Hash(), Bytes: e.Size()})
 		return nil
 	}
-	var pages []*Page
+	pages := newPageStore(opts.TempDir, 0)
+	defer pages.close()
 	for _, path := range []string{PagesPath, ExtraPagesPath} {
 		var have []*Reader
 		hdr := PagesHeader{Format: PagesFormat, ID: "pages", Title: "All Pages"}
@@ -186,7 +188,7 @@ func Merge(f ZipFile, inputs []*Reader, opts MergeOptions) (MergeStats, error) {
 		if len(have) == 0 && path == ExtraPagesPath {
 			continue
 		}
-		seen := map[string]bool{}
+		seen := pageKeys{}
 		err := addFile(path, func(w io.Writer) error {
 			bw := bufio.NewWriterSize(w, 64<<10)
 			enc := json.NewEncoder(bw)
@@ -200,14 +202,14 @@ func Merge(f ZipFile, inputs []*Reader, opts MergeOptions) (MergeStats, error) {
 					if err := json.Unmarshal(line, &p); err != nil {
 						return err
 					}
-					key := p.TS + " " + p.URL
-					if seen[key] {
+					if !seen.add(p.TS, p.URL) {
 						return nil
 					}
-					seen[key] = true
 					if path == PagesPath {
 						st.Pages++
-						pages = append(pages, &Page{ID: p.ID, URL: p.URL, TS: p.TS, Title: p.Title, Seed: p.Seed})
+						if err := pages.add(&Page{ID: p.ID, URL: p.URL, TS: p.TS, Title: p.Title, Seed: p.Seed}); err != nil {
+							return err
+						}
 					}
 					bw.Write(line)
 					return bw.WriteByte('\n')
@@ -222,11 +224,11 @@ func Merge(f ZipFile, inputs []*Reader, opts MergeOptions) (MergeStats, error) {
 			return st, err
 		}
 	}
-	if err := addFile(PagesCSVPath, func(w io.Writer) error { return WritePagesCSV(w, pages) }); err != nil {
+	if err := addFile(PagesCSVPath, func(w io.Writer) error { return WritePagesCSVSeq(w, pages.each) }); err != nil {
 		return st, err
 	}
 	if err := addFile(WebArchiveYAMLPath, func(w io.Writer) error {
-		return WriteWebArchiveYAML(w, dp.Title, dp.Description, pages)
+		return WriteWebArchiveYAMLSeq(w, dp.Title, dp.Description, pages.each)
 	}); err != nil {
 		return st, err
 	}
@@ -234,13 +236,8 @@ func Merge(f ZipFile, inputs []*Reader, opts MergeOptions) (MergeStats, error) {
 	// manifest
 	now := FormatTime(opts.Created.Truncate(time.Second))
 	dp.Created, dp.Modified, dp.Resources = now, now, resources
-	if dp.MainPageURL == "" {
-		for _, p := range pages {
-			if p.Seed {
-				dp.MainPageURL, dp.MainPageDate = p.URL, p.TS
-				break
-			}
-		}
+	if dp.MainPageURL == "" && pages.main != nil {
+		dp.MainPageURL, dp.MainPageDate = pages.main.URL, pages.main.TS
 	}
 	raw, err := dp.Marshal()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -100,6 +101,27 @@ func (sp *pageSpill) each(dir string, keep func(*Page) bool, fn func(*Page) erro
 		}
 		return fn(&p)
 	})
+}
+
+// pageKeys is a set of pages by timestamp and URL, 8 bytes of a SHA-256
+// each (a merge of ten million pages holds 80 MB plus the map's overhead,
+// not the URLs).
+type pageKeys map[uint64]struct{}
+
+// add reports whether the page ts/u was new, and adds it.
+func (k pageKeys) add(ts, u string) bool {
+	h := sha256.New()
+	h.Write([]byte(ts))
+	h.Write([]byte{' '})
+	h.Write([]byte(u))
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	key := binary.LittleEndian.Uint64(sum[:8])
+	if _, ok := k[key]; ok {
+		return false
+	}
+	k[key] = struct{}{}
+	return true
 }
 
 // pageStore is the final page list: in memory up to a bound, then in an
