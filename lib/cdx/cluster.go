@@ -563,21 +563,24 @@ func SearchRange(url, match string) (from, to string, err error) {
 	return "", "", fmt.Errorf("match type %q: want exact, prefix, host or domain", match)
 }
 
-// SortByClosest orders entries by how far their timestamps lie from ts,
-// in seconds, closest first; entries as far apart keep their order (pywb's
+// SortLinesByClosest orders index lines (CDXJ or CDX-11; see
+// LineTimestamp) by how far their timestamps lie from ts, in seconds,
+// closest first; lines as far apart keep their order (pywb's
 // cdx_sort_closest, with warcio's timestamp_to_sec: a short timestamp is
 // completed with 10000101000000 and out-of-range fields are clamped). An
 // empty ts leaves the order.
-func SortByClosest(es []*Entry, ts string) {
+func SortLinesByClosest(lines [][]byte, ts string) {
 	if ts == "" {
 		return
 	}
 	want := timestampSeconds(ts)
-	d := make(map[*Entry]int64, len(es))
-	for _, e := range es {
-		d[e] = absDiff(timestampSeconds(e.Timestamp), want)
+	d := make([]int64, len(lines))
+	idx := make([]int, len(lines))
+	for i, l := range lines {
+		d[i] = absDiff(timestampSeconds(LineTimestamp(l)), want)
+		idx[i] = i
 	}
-	slices.SortStableFunc(es, func(a, b *Entry) int {
+	slices.SortStableFunc(idx, func(a, b int) int {
 		switch {
 		case d[a] < d[b]:
 			return -1
@@ -586,6 +589,25 @@ func SortByClosest(es []*Entry, ts string) {
 		}
 		return 0
 	})
+	sorted := make([][]byte, len(lines))
+	for i, j := range idx {
+		sorted[i] = lines[j]
+	}
+	copy(lines, sorted)
+}
+
+// LineTimestamp returns the timestamp of a CDXJ line (the word before
+// " {") or of a CDX-11 line (its second field).
+func LineTimestamp(line []byte) string {
+	if i := bytes.Index(line, []byte(" {")); i >= 0 {
+		head := line[:i]
+		return string(head[bytes.LastIndexByte(head, ' ')+1:])
+	}
+	f := bytes.Fields(line)
+	if len(f) > 1 {
+		return string(f[1])
+	}
+	return ""
 }
 
 // timestampSeconds reads a 14-digit (or shorter) timestamp as Unix

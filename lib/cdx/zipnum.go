@@ -485,6 +485,19 @@ var errStop = errors.New("stop")
 // Range calls fn with every entry whose line L has from <= L < to, in
 // order (to == "" means no upper bound).
 func (z *ZipNum) Range(from, to string, fn func(*Entry) error) error {
+	return z.RangeLines(from, to, func(b Block, l []byte) error {
+		e, err := ParseCDXJ(l)
+		if err != nil {
+			return fmt.Errorf("%s: block at offset %d: %w", b.Filename, b.Offset, err)
+		}
+		return fn(&e)
+	})
+}
+
+// RangeLines is Range for the lines as they are (CDXJ or CDX-11, as pywb
+// clusters may hold either), with the block each comes from; the slice is
+// valid only during the call.
+func (z *ZipNum) RangeLines(from, to string, fn func(b Block, line []byte) error) error {
 	start, err := searchLines(z.idx, z.idxSize, z.dataStart, from)
 	if err != nil {
 		return err
@@ -514,11 +527,7 @@ func (z *ZipNum) Range(from, to string, fn func(*Entry) error) error {
 			if to != "" && s >= to {
 				return errStop
 			}
-			e, err := ParseCDXJ(l)
-			if err != nil {
-				return fmt.Errorf("%s: block at offset %d: %w", b.Filename, b.Offset, err)
-			}
-			return fn(&e)
+			return fn(b, l)
 		})
 		if err == errStop {
 			return nil

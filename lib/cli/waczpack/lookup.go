@@ -2,7 +2,9 @@ package waczpack
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -150,10 +152,15 @@ func lookup(c *cli.Context, stdout io.Writer) error {
 	limit := c.Int("limit")
 	bw := bufio.NewWriterSize(stdout, 64<<10)
 	defer bw.Flush()
-	print := func(e *cdx.Entry) error {
-		if !c.Bool("json") {
-			bw.WriteString(e.String())
+	asJSON := c.Bool("json")
+	print := func(line []byte) error {
+		if !asJSON {
+			bw.Write(line)
 			return bw.WriteByte('\n')
+		}
+		e, err := cdx.ParseCDXJ(line)
+		if err != nil {
+			return fmt.Errorf("--json: %w", err)
 		}
 		bw.WriteString(`{"urlkey":`)
 		k, _ := json.Marshal(e.URLKey)
@@ -173,42 +180,40 @@ func lookup(c *cli.Context, stdout io.Writer) error {
 				bw.Write(k)
 			}
 		}
-		_, err := bw.WriteString("}\n")
+		_, err = bw.WriteString("}\n")
 		return err
 	}
 	n := 0
-	if ts == "" {
+	var lines [][]byte
+	err = z.RangeLines(from, to, func(_ cdx.Block, l []byte) error {
+		if ts != "" {
+			lines = append(lines, bytes.Clone(l))
+			return nil
+		}
 		// in index order, streaming
-		err = z.Range(from, to, func(e *cdx.Entry) error {
-			if limit > 0 && n >= limit {
-				return errLimit
-			}
-			n++
-			return print(e)
-		})
-		if err == errLimit {
-			err = nil
+		if limit > 0 && n >= limit {
+			return errLimit
 		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", store.Redact(index), err)
-		}
-		return bw.Flush()
+		n++
+		return print(l)
+	})
+	if err == errLimit {
+		err = nil
 	}
-	var es []*cdx.Entry
-	if err := z.Range(from, to, func(e *cdx.Entry) error { es = append(es, e); return nil }); err != nil {
+	if err != nil {
 		return fmt.Errorf("%s: %w", store.Redact(index), err)
 	}
-	cdx.SortByClosest(es, ts)
-	for _, e := range es {
+	cdx.SortLinesByClosest(lines, ts)
+	for _, l := range lines {
 		if limit > 0 && n >= limit {
 			break
 		}
 		n++
-		if err := print(e); err != nil {
+		if err := print(l); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
 }
 
-var errLimit = fmt.Errorf("limit reached")
+var errLimit = errors.New("limit reached")
