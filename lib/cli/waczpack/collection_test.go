@@ -208,7 +208,9 @@ var lookupCases = []struct {
 	{"*.example.com", "", func(k string) bool {
 		return strings.HasPrefix(k, "com,example)") || strings.HasPrefix(k, "com,example,")
 	}},
-	{"http://b.example.com/x", "domain", func(k string) bool { return strings.HasPrefix(k, "com,example,b,") || strings.HasPrefix(k, "com,example,b)") }},
+	{"http://b.example.com/x", "domain", func(k string) bool {
+		return strings.HasPrefix(k, "com,example,b,") || strings.HasPrefix(k, "com,example,b)")
+	}},
 	{"http://www.example.com/p/3/", "host", func(k string) bool { return strings.HasPrefix(k, "com,example)/") }},
 	{"https://sub.example.com/", "host", func(k string) bool { return strings.HasPrefix(k, "com,example,sub)/") }},
 	{"http://example.com/p/3/", "prefix", func(k string) bool { return strings.HasPrefix(k, "com,example)/p/3/") }},
@@ -311,12 +313,7 @@ func TestLookupClosest(t *testing.T) {
 	if len(got) != len(all) || !strings.HasPrefix(cdx.LineTimestamp([]byte(got[0])), ts[:8]) {
 		t.Fatalf("closest to %s: %d lines, first %q", ts[:8], len(got), got[0])
 	}
-	// the order: non-decreasing distance
-	sec := func(l string) int64 {
-		p, _ := strconv.ParseInt(cdx.LineTimestamp([]byte(l)), 10, 64)
-		return p
-	}
-	_ = sec
+	// the order: as pywb's closest sort puts them
 	bl := make([][]byte, len(all))
 	for i, l := range all {
 		bl[i] = []byte(l)
@@ -328,7 +325,7 @@ func TestLookupClosest(t *testing.T) {
 		}
 	}
 	so, _, _ = run(t, nil, "lookup", out, "http://example.com/", "--ts", ts, "--limit", "1")
-	if splitLines(so)[0] != got[0] && cdx.LineTimestamp([]byte(splitLines(so)[0])) != ts {
+	if l := splitLines(so); len(l) != 1 || cdx.LineTimestamp([]byte(l[0])) != ts {
 		t.Errorf("--limit 1 closest to %s: %q", ts, so)
 	}
 	so, _, _ = run(t, nil, "lookup", out, "http://example.com/", "--limit", "3", "--json")
@@ -363,7 +360,6 @@ func TestIndexCollectionBatch(t *testing.T) {
 			}
 		}
 	}
-	_ = dir
 	const S = 4
 	batch := filepath.Join(t.TempDir(), "batch")
 	for k := S - 1; k >= 0; k-- { // tasks finish in any order
