@@ -7,7 +7,6 @@ import (
 	"io"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -415,48 +414,90 @@ type SizedReaderAt interface {
 // the same splits from the same runs. perRun <= 0 takes 8192 samples in
 // all, at least 4 and at most 256 per run.
 func SampleSplits(runs []SizedReaderAt, shards, perRun int) ([]string, error) {
-	if shards <= 1 {
-		return nil, nil
-	}
-	if perRun <= 0 {
-		perRun = min(max(8192/max(len(runs), 1), 4), 256)
-	}
-	type sample struct {
-		key string
-		w   float64
-	}
-	var samples []sample
-	var total float64
+	sm := NewSampler(len(runs), perRun)
 	for _, r := range runs {
-		size := r.Size()
-		if size == 0 {
+		if err := sm.Add(r); err != nil {
+			return nil, err
+		}
+	}
+	return sm.Splits(shards), nil
+}
+
+// Sampler gathers the samples of SampleSplits one run at a time, so that
+// a caller keeps only one run open.
+type Sampler struct {
+	perRun  int
+	samples []sample
+}
+
+type sample struct {
+	key string
+	w   float64
+}
+
+// NewSampler returns a sampler for runs runs (perRun as for
+// SampleSplits).
+func NewSampler(runs, perRun int) *Sampler {
+	if perRun <= 0 {
+		perRun = min(max(8192/max(runs, 1), 4), 256)
+	}
+	return &Sampler{perRun: perRun}
+}
+
+// Add samples one run.
+func (sm *Sampler) Add(r SizedReaderAt) error {
+	size := r.Size()
+	if size == 0 {
+		return nil
+	}
+	w := float64(size) / float64(sm.perRun)
+	seen := int64(-1)
+	for i := range sm.perRun {
+		off := size * int64(i) / int64(sm.perRun)
+		s, err := nextLineStart(r, size, 0, off)
+		if err != nil {
+			return err
+		}
+		if s >= size || s == seen {
 			continue
 		}
-		w := float64(size) / float64(perRun)
-		seen := int64(-1)
-		for i := range perRun {
-			off := size * int64(i) / int64(perRun)
-			s, err := nextLineStart(r, size, 0, off)
-			if err != nil {
-				return nil, err
-			}
-			if s >= size || s == seen {
-				continue
-			}
-			seen = s
-			line, _, err := readLineAt(r, size, s)
-			if err != nil {
-				return nil, err
-			}
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
-			samples = append(samples, sample{string(lineURLKey([]byte(line))) + " ", w})
-			total += w
+		seen = s
+		line, _, err := readLineAt(r, size, s)
+		if err != nil {
+			return err
 		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		sm.samples = append(sm.samples, sample{string(lineURLKey([]byte(line))) + " ", w})
 	}
-	sort.SliceStable(samples, func(i, j int) bool { return samples[i].key < samples[j].key })
-	// add up weights per key, in key order
+	return nil
+}
+
+// Splits returns the shards-1 split keys of the samples.
+func (sm *Sampler) Splits(shards int) []string {
+	if shards <= 1 {
+		return nil
+	}
+	samples := slices.Clone(sm.samples)
+	// by key, then weight: the same order whatever order the runs came in
+	slices.SortFunc(samples, func(a, b sample) int {
+		if c := strings.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		switch {
+		case a.w < b.w:
+			return -1
+		case a.w > b.w:
+			return 1
+		}
+		return 0
+	})
+	// summed in that order too: float sums depend on the order
+	var total float64
+	for _, x := range samples {
+		total += x.w
+	}
 	splits := make([]string, 0, shards-1)
 	var cum float64
 	k := 1
@@ -479,7 +520,7 @@ func SampleSplits(runs []SizedReaderAt, shards, perRun int) ([]string, error) {
 	for len(splits) < shards-1 {
 		splits = append(splits, "\xff")
 	}
-	return splits, nil
+	return splits
 }
 
 // RunFrom returns a reader of a sorted run from the last line that sorts

@@ -363,36 +363,22 @@ func writeSorted(c *cli.Context, sorter *cdx.Sorter, stdout io.Writer) error {
 	return nil
 }
 
-// openRuns opens sorted runs for random access.
-func openRuns(files []string) ([]cdx.SizedReaderAt, func(), error) {
-	var ras []cdx.SizedReaderAt
-	var closers []io.Closer
-	done := func() {
-		for _, c := range closers {
-			c.Close()
-		}
-	}
+// sampleRuns computes the split keys of the runs (cdx.SampleSplits),
+// opening one run at a time.
+func sampleRuns(files []string, shards int) ([]string, error) {
+	sm := cdx.NewSampler(len(files), 0)
 	for _, f := range files {
 		ra, err := cliutil.OpenAt(f)
 		if err != nil {
-			done()
-			return nil, nil, err
+			return nil, err
 		}
-		ras = append(ras, ra)
-		closers = append(closers, ra)
+		err = sm.Add(ra)
+		ra.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", store.Redact(f), err)
+		}
 	}
-	return ras, done, nil
-}
-
-// sampleRuns computes the split keys of the runs (cdx.SampleSplits),
-// opening them a batch at a time.
-func sampleRuns(files []string, shards int) ([]string, error) {
-	ras, done, err := openRuns(files)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	return cdx.SampleSplits(ras, shards, 0)
+	return sm.Splits(shards), nil
 }
 
 // writeShard writes part k of a cluster from the lines of the runs in
