@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/arcport/arcport/lib/surt"
+	"github.com/klauspost/compress/gzip"
 )
 
 // A ZipNum cluster is the sorted index of a whole collection as pywb's
@@ -126,9 +127,14 @@ func (p *PartWriter) WriteLine(line []byte) error {
 func (p *PartWriter) Lines() int64 { return p.lines }
 
 // Commit writes the last block and commits the part, then its summary
-// (so that a .part file means a whole part).
+// (so that a .part file means a whole part). An empty part is one empty
+// gzip member (no summary line points into it), so that zcat of all
+// parts works.
 func (p *PartWriter) Commit() error {
 	err := p.zn.Close()
+	if err == nil && p.lines == 0 {
+		err = gzip.NewWriter(p.bd).Close()
+	}
 	if err == nil {
 		err = p.bd.Flush()
 	}

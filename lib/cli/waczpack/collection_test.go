@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/arcport/arcport/lib/cdx"
+	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/internal/peertest"
 	"github.com/arcport/arcport/lib/internal/warcgen"
 	"github.com/arcport/arcport/lib/store/s3test"
@@ -518,6 +519,8 @@ func TestLookupS3(t *testing.T) {
 	srv := s3test.Start(t)
 	srv.Bucket(t, "coll")
 	srv.Setenv(t, srv.URL)
+	cliutil.ResetStore() // another test's server may be the one in use
+	t.Cleanup(cliutil.ResetStore)
 	local := t.TempDir()
 	files := genCollection(t, filepath.Join(srv.Dir, "coll", "warcs"), 40)
 	if _, se, code := run(t, nil, "index", "-j", "2", "--zipnum", filepath.Join(local, "c"), "--shards", "3", "--block-lines", "20", "s3://coll/warcs/"); code != 0 {

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
@@ -76,11 +76,9 @@ func openIndex(index string) (*cdx.ZipNum, func(), error) {
 			done()
 			return nil, nil, fmt.Errorf("%s: %w", store.Redact(locName), err)
 		}
-	} else if _, statErr := os.Stat(locName); cliutil.IsRemote(locName) || !os.IsNotExist(statErr) {
-		if !isNotFound(err) {
-			done()
-			return nil, nil, err
-		}
+	} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, store.ErrNotFound) {
+		done()
+		return nil, nil, err
 	}
 	resolve := func(p string) string {
 		switch {
@@ -120,11 +118,6 @@ func openIndex(index string) (*cdx.ZipNum, func(), error) {
 		return nil, nil, fmt.Errorf("%s: %w", store.Redact(idxName), err)
 	}
 	return z, done, nil
-}
-
-// isNotFound reports whether err says a file or object is missing.
-func isNotFound(err error) bool {
-	return os.IsNotExist(err) || strings.Contains(err.Error(), store.ErrNotFound.Error())
 }
 
 func lookup(c *cli.Context, stdout io.Writer) error {
