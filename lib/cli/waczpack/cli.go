@@ -135,7 +135,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				ArgsUsage: "FILE ...",
 				Flags:     indexFlags(),
 				Action: func(c *cli.Context) error {
-					if c.Bool("sort") || c.String("zipnum") != "" || c.IsSet("shard") || c.Bool("finish") {
+					if c.Bool("sort") || c.String("zipnum") != "" || c.IsSet("shard") || c.IsSet("shards") || c.Bool("finish") {
 						return indexCollection(c, stdin, stdout)
 					}
 					return index(c, stdin, stdout)

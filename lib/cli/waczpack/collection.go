@@ -276,11 +276,11 @@ func indexCollection(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
 	if shards < 1 {
 		return cliutil.Usagef("--shards must be at least 1")
 	}
-	if shard >= shards {
+	if shard >= shards || shard < -1 {
 		return cliutil.Usagef("--shard %d: want 0..%d for --shards %d", shard, shards-1, shards)
 	}
-	if out == "" && (shard >= 0 || c.Bool("finish")) {
-		return cliutil.Usagef("--shard and --finish need --zipnum OUT/")
+	if out == "" && (shard >= 0 || c.Bool("finish") || c.IsSet("shards")) {
+		return cliutil.Usagef("--shards, --shard and --finish need --zipnum OUT/")
 	}
 	if out != "" && (c.Bool("cdx11") || c.String("o") != "") {
 		return cliutil.Usagef("--zipnum writes CDXJ into OUT/: no --cdx11 or -o")
