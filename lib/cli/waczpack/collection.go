@@ -181,12 +181,12 @@ func collect(files []string, runs bool, jobs int, cdx11 bool, stdin io.Reader, s
 			flush := func() error {
 				mu.Lock()
 				defer mu.Unlock()
-				for len(buf) > 0 {
-					i := bytes.IndexByte(buf, '\n')
-					if err := s.Add(buf[:i]); err != nil {
+				for rest := buf; len(rest) > 0; {
+					i := bytes.IndexByte(rest, '\n')
+					if err := s.Add(rest[:i]); err != nil {
 						return err
 					}
-					buf = buf[i+1:]
+					rest = rest[i+1:]
 				}
 				total += n
 				n = 0
