@@ -296,7 +296,7 @@ func (f *fastRecords) endCur() bool {
 			return false
 		}
 		end = s + used
-	case f.gzSrc != nil || f.cl-f.blk.n <= fastTailInflate:
+	case f.cl-f.blk.n <= fastTailInflate:
 		if f.gzSrc == nil {
 			if err := f.switchToGz(); err != nil {
 				return false
