@@ -179,3 +179,36 @@ func TestFastIndexEqualsCareful(t *testing.T) {
 		t.Errorf("mixed: %d entries, handed over %v, %d rests skipped", n, fr.wr != nil, fr.skipped)
 	}
 }
+
+// FuzzFastIndex: on any input the fast path does not panic; when it
+// fails, the careful path fails the same way; when both succeed, their
+// lines are equal. (The fast path may succeed where the careful one fails:
+// damage inside a rest it skips, which only inflating would find.)
+func FuzzFastIndex(f *testing.F) {
+	for _, n := range []string{"example.warc.gz", "post-test.warc.gz", "example-resource.warc.gz"} {
+		b, err := os.ReadFile(samples.Path(n))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	msg, _ := warcgen.HTTP([]byte(samples.Text(6000)), false)
+	rec := warcgen.Record(warcgen.Fields("WARC-Type", "response", "WARC-Record-ID", "<urn:uuid:1>",
+		"WARC-Date", "2024-01-02T03:04:05Z", "WARC-Target-URI", "http://example.com/"), msg)
+	f.Add(append(gzMember(rec, 6), gzMember(rec, 0)...))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(dir, "f.warc.gz")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fast, fastErr := indexLines(t, p, true)
+		careful, carefulErr := indexLines(t, p, false)
+		if fastErr != "" && fastErr != carefulErr {
+			t.Errorf("fast path error %q, careful %q", fastErr, carefulErr)
+		}
+		if fastErr == "" && carefulErr == "" && fast != careful {
+			t.Errorf("lines differ:\nfast:\n%s\ncareful:\n%s", fast, careful)
+		}
+	})
+}
