@@ -47,6 +47,8 @@ type fastRecords struct {
 	wr           *warc.Reader
 	base         int64
 	inner, outer *record.Record
+	pending      *record.Record // read by replay, to hand out next
+	pendingEOF   bool
 	err          error
 }
 
@@ -366,6 +368,12 @@ func (f *fastRecords) memberEnd(start int64, isize uint32) (int64, bool) {
 // not nil, is the record of that member the indexer already has: it is
 // read again, not handed out twice, and given its DiskLength.
 func (f *fastRecords) handover(s int64, first *record.Record) error {
+	if first == nil {
+		var m [3]byte
+		if n, _ := f.ra.ReadAt(m[:], s); n < 3 || m != [3]byte{0x1f, 0x8b, 8} {
+			return f.replay(s)
+		}
+	}
 	f.base = s
 	wr, err := warc.NewReader(bufio.NewReaderSize(&countingSection{ra: f.ra, off: s, end: f.size}, 64<<10),
 		warc.WithFilename(f.name), warc.WithPolicy(record.Fail))
@@ -390,9 +398,53 @@ func (f *fastRecords) handover(s int64, first *record.Record) error {
 	return nil
 }
 
+// replay hands over at s, where no gzip member starts: lib/warc's reader
+// reads the file again from its start (where it saw gzip, as the careful
+// path did) and the records before s are passed over, so that what it
+// makes of the bytes at s (NUL padding skipped, or an error) is what the
+// careful path makes of them.
+func (f *fastRecords) replay(s int64) error {
+	f.base = 0
+	f.inner, f.outer = nil, nil
+	wr, err := warc.NewReader(bufio.NewReaderSize(&countingSection{ra: f.ra, off: 0, end: f.size}, 64<<10),
+		warc.WithFilename(f.name), warc.WithPolicy(record.Fail))
+	if err != nil {
+		return err
+	}
+	f.wr = wr
+	for {
+		rec, err := wr.Next()
+		if err != nil {
+			if err == io.EOF {
+				f.pendingEOF = true
+				return nil
+			}
+			return err
+		}
+		if rec.Offset >= s {
+			f.pending = rec
+			return nil
+		}
+		if rec.Block != nil {
+			if _, err := io.Copy(io.Discard, rec.Block); err != nil {
+				return err
+			}
+		}
+	}
+}
+
 // nextCareful is Next after a hand-over: lib/warc's records, with file
 // offsets.
 func (f *fastRecords) nextCareful() (*record.Record, error) {
+	if f.pendingEOF {
+		f.err = io.EOF
+		return nil, io.EOF
+	}
+	if rec := f.pending; rec != nil {
+		f.pending = nil
+		f.inner, f.outer = rec, rec
+		return rec, nil
+	}
 	rec, err := f.wr.Next()
 	if f.outer != nil {
 		f.outer.DiskLength = f.inner.DiskLength
