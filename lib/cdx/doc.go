@@ -17,7 +17,16 @@
 //     {"offset": ..., "length": ..., "digest": ...}" line per member),
 //     written by ZipNumWriter exactly as cdxj-indexer / py-wacz write them
 //     and searched by ZipNum with a binary search in the idx and a ranged
-//     read of the members that can hold the key.
+//     read of the members that can hold the key;
+//   - ZipNum clusters as pywb's ZipNumIndexSource and Common Crawl's
+//     cc-index read them (cluster.go): parts cdx-NNNNN.gz cut by key
+//     range, a cluster.idx of "urlkey timestamp<TAB>part<TAB>offset<TAB>
+//     length<TAB>number" lines, a cluster.loc mapping parts to paths;
+//     written in one process (ClusterWriter) or part by part by
+//     independent tasks that agree on the split keys by sampling the same
+//     sorted runs (Sampler, PartWriter, JoinParts), searched with pywb's
+//     cdx-server match rules (SearchRange) and closest order
+//     (SortLinesByClosest).
 //
 // Keys are SURTs from package surt. Specifications: WACZ 1.1.1
 // (https://specs.webrecorder.net/wacz/1.1.1/), the CDXJ format note of

@@ -133,7 +133,12 @@ func (s *Sorter) spill() error {
 	}
 	s.arena = s.arena[:0]
 	s.spans = s.spans[:0]
-	// fanIn runs of the last tier become one run of the next tier
+	return s.mergeTiers()
+}
+
+// mergeTiers merges fanIn runs of the last tier into one run of the next
+// tier, as long as there are that many.
+func (s *Sorter) mergeTiers() error {
 	for {
 		n, tier := 0, s.tiers[len(s.tiers)-1]
 		for n < len(s.tiers) && s.tiers[len(s.tiers)-1-n] == tier {
@@ -146,6 +151,89 @@ func (s *Sorter) spill() error {
 			return err
 		}
 	}
+}
+
+// ErrNotSorted is wrapped by AddRun errors about a run whose lines are not
+// in byte order.
+var ErrNotSorted = errors.New("not sorted")
+
+// AddRun adds the lines of r, which must already be sorted in byte order
+// (a per-file index written with `waczpack index --sort`): they are
+// copied to a temporary run file as they are, with no sorting in memory,
+// and merged with the other runs and lines. Memory use stays that of a
+// merge (64 KiB per run) whatever the run's size. An error names the
+// first line (1-based) that is out of order or too long.
+func (s *Sorter) AddRun(r io.Reader) error { return s.AddRunRange(r, "", "") }
+
+// AddRunRange is AddRun for the lines L of r with from <= L < to only (to
+// == "" for no upper bound); reading stops at the first line at or past
+// to.
+func (s *Sorter) AddRunRange(r io.Reader, from, to string) error {
+	if s.done {
+		return ErrSorterDone
+	}
+	f, err := compio.CreateSpool(s.dir, "cdxsort-*.run")
+	if err != nil {
+		return fmt.Errorf("cdx: sort: %w", err)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	bw := bufio.NewWriterSize(f, 256<<10)
+	var prev, line []byte
+	n := 0
+	wrote := false
+	for {
+		frag, rerr := br.ReadSlice('\n')
+		line = append(line, frag...)
+		if rerr == bufio.ErrBufferFull {
+			if len(line) > MaxLineSize {
+				f.Close()
+				return fmt.Errorf("line %d: %w", n+1, ErrLineTooLong)
+			}
+			continue
+		}
+		if rerr != nil && rerr != io.EOF {
+			f.Close()
+			return rerr
+		}
+		if len(line) > 0 {
+			n++
+		}
+		if l := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r")); len(l) > 0 {
+			if len(l) > MaxLineSize {
+				f.Close()
+				return fmt.Errorf("line %d: %w", n, ErrLineTooLong)
+			}
+			if len(prev) > 0 && bytes.Compare(l, prev) < 0 {
+				f.Close()
+				return fmt.Errorf("line %d: %w: it sorts before the line above it", n, ErrNotSorted)
+			}
+			prev = append(prev[:0], l...)
+			if to != "" && string(l) >= to {
+				break
+			}
+			if string(l) >= from {
+				wrote = true
+				bw.Write(l)
+				bw.WriteByte('\n')
+			}
+		}
+		line = line[:0]
+		if rerr == io.EOF {
+			break
+		}
+	}
+	if !wrote {
+		f.Close()
+		return nil
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("cdx: sort: writing a run: %w", err)
+	}
+	s.runs = append(s.runs, f)
+	s.tiers = append(s.tiers, 0)
+	s.spills++
+	return s.mergeTiers()
 }
 
 // mergeRuns merges the runs from index from on into one run of tier.

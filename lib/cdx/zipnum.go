@@ -44,6 +44,18 @@ func WithDataName(name string) ZipNumOption { return func(z *ZipNumWriter) { z.n
 // of their gzip member (on by default, as py-wacz writes them).
 func WithBlockDigests(on bool) ZipNumOption { return func(z *ZipNumWriter) { z.digest = on } }
 
+// WithClusterPart makes the writer write the summary as pywb's ZipNum
+// cluster summary (and Common Crawl's cluster.idx) lines instead:
+// no "!meta" line, and one line per block
+//
+//	<urlkey> <timestamp>\t<part>\t<offset>\t<length>\t<line number>
+//
+// where part names the data file (resolved through the cluster's .loc
+// file) and line numbers count the blocks from first on.
+func WithClusterPart(part string, first int64) ZipNumOption {
+	return func(z *ZipNumWriter) { z.part, z.lineNo = part, first }
+}
+
 // WithGzipLevel sets the compression level of the members (default
 // gzip.DefaultCompression).
 func WithGzipLevel(level int) ZipNumOption { return func(z *ZipNumWriter) { z.level = level } }
@@ -64,6 +76,8 @@ type ZipNumWriter struct {
 	name      string
 	digest    bool
 	level     int
+	part      string
+	lineNo    int64
 
 	block   bytes.Buffer
 	n       int
@@ -89,12 +103,8 @@ func NewZipNumWriter(data, idx io.Writer, opts ...ZipNumOption) *ZipNumWriter {
 // WriteLine adds one CDXJ line (a trailing newline is optional).
 func (z *ZipNumWriter) WriteLine(line []byte) error {
 	line = bytes.TrimSuffix(line, []byte("\n"))
-	if !z.started {
-		meta, _ := json.Marshal(z.name)
-		if _, err := fmt.Fprintf(z.idx, "!meta 0 {\"format\": %q, \"filename\": %s}\n", ZipNumFormat, meta); err != nil {
-			return err
-		}
-		z.started = true
+	if err := z.start(); err != nil {
+		return err
 	}
 	if z.n == 0 {
 		p, _, _ := bytes.Cut(line, []byte("{"))
@@ -134,6 +144,17 @@ func (z *ZipNumWriter) flush() error {
 	if _, err := z.data.Write(member); err != nil {
 		return err
 	}
+	if z.part != "" {
+		if _, err := fmt.Fprintf(z.idx, "%s\t%s\t%d\t%d\t%d\n", z.prefix, z.part, z.offset, len(member), z.lineNo); err != nil {
+			return err
+		}
+		z.lineNo++
+		z.offset += int64(len(member))
+		z.block.Reset()
+		z.n = 0
+		z.blocks++
+		return nil
+	}
 	line := fmt.Sprintf("%s {\"offset\": %d, \"length\": %d", z.prefix, z.offset, len(member))
 	if z.digest {
 		sum := sha256.Sum256(member)
@@ -149,15 +170,29 @@ func (z *ZipNumWriter) flush() error {
 	return nil
 }
 
+// start writes the "!meta" line of a WACZ summary (a cluster summary has
+// none).
+func (z *ZipNumWriter) start() error {
+	if z.started {
+		return nil
+	}
+	z.started = true
+	if z.part != "" {
+		return nil
+	}
+	meta, _ := json.Marshal(z.name)
+	_, err := fmt.Fprintf(z.idx, "!meta 0 {\"format\": %q, \"filename\": %s}\n", ZipNumFormat, meta)
+	return err
+}
+
+// Size returns the bytes of the data file written so far.
+func (z *ZipNumWriter) Size() int64 { return z.offset }
+
 // Close writes the last block. It does not close the underlying writers.
 func (z *ZipNumWriter) Close() error {
-	if !z.started {
-		// An empty index still gets its meta line.
-		meta, _ := json.Marshal(z.name)
-		if _, err := fmt.Fprintf(z.idx, "!meta 0 {\"format\": %q, \"filename\": %s}\n", ZipNumFormat, meta); err != nil {
-			return err
-		}
-		z.started = true
+	// An empty WACZ index still gets its meta line.
+	if err := z.start(); err != nil {
+		return err
 	}
 	return z.flush()
 }
@@ -168,7 +203,9 @@ type Block struct {
 	Offset   int64
 	Length   int64
 	Digest   string // "sha256:<hex>" or ""
-	Filename string // the data file holding the block
+	Filename string // the data file holding the block (a cluster's part)
+	// Line is the block's number in a cluster summary (0 when absent).
+	Line int64
 }
 
 // ZipNum searches a ZipNum index: a binary search in the summary (read
@@ -185,6 +222,9 @@ type ZipNum struct {
 	// VerifyDigests makes block reads check the sha256 digest given in
 	// the summary.
 	VerifyDigests bool
+	// Cluster is true for a pywb ZipNum cluster summary (tab-separated
+	// lines naming a part each, no "!meta" line).
+	Cluster bool
 }
 
 // ErrBadIndex is wrapped by errors about malformed ZipNum indexes.
@@ -215,8 +255,21 @@ func OpenZipNum(idx io.ReaderAt, idxSize int64, open func(filename string) (io.R
 			z.Filename = meta.Filename
 		}
 		z.dataStart = next
+	} else if strings.Count(line, "\t") >= 3 {
+		z.Cluster = true
 	}
 	return z, nil
+}
+
+// OpenCluster opens the summary of a pywb ZipNum cluster (cluster.idx,
+// idxSize bytes), whose lines are
+//
+//	<urlkey> <timestamp>\t<part>\t<offset>\t<length>[\t<line number>]
+//
+// open returns the data file of a part (see ParseLoc for the .loc file
+// that maps part names to paths).
+func OpenCluster(idx io.ReaderAt, idxSize int64, open func(part string) (io.ReaderAt, error)) *ZipNum {
+	return &ZipNum{idx: idx, idxSize: idxSize, open: open, files: map[string]io.ReaderAt{}, Cluster: true}
 }
 
 // readLineAt reads the line starting at off (without its newline) and
@@ -303,6 +356,9 @@ func searchLines(ra io.ReaderAt, size, from int64, target string) (int64, error)
 
 // parseBlock parses a summary line.
 func (z *ZipNum) parseBlock(line string, lineOff int64) (Block, error) {
+	if z.Cluster {
+		return parseClusterLine(line, lineOff)
+	}
 	i := strings.Index(line, " {")
 	if i < 0 {
 		return Block{}, fmt.Errorf("%w: line at offset %d: no JSON", ErrBadIndex, lineOff)
@@ -429,6 +485,19 @@ var errStop = errors.New("stop")
 // Range calls fn with every entry whose line L has from <= L < to, in
 // order (to == "" means no upper bound).
 func (z *ZipNum) Range(from, to string, fn func(*Entry) error) error {
+	return z.RangeLines(from, to, func(b Block, l []byte) error {
+		e, err := ParseCDXJ(l)
+		if err != nil {
+			return fmt.Errorf("%s: block at offset %d: %w", b.Filename, b.Offset, err)
+		}
+		return fn(&e)
+	})
+}
+
+// RangeLines is Range for the lines as they are (CDXJ or CDX-11, as pywb
+// clusters may hold either), with the block each comes from; the slice is
+// valid only during the call.
+func (z *ZipNum) RangeLines(from, to string, fn func(b Block, line []byte) error) error {
 	start, err := searchLines(z.idx, z.idxSize, z.dataStart, from)
 	if err != nil {
 		return err
@@ -458,11 +527,7 @@ func (z *ZipNum) Range(from, to string, fn func(*Entry) error) error {
 			if to != "" && s >= to {
 				return errStop
 			}
-			e, err := ParseCDXJ(l)
-			if err != nil {
-				return fmt.Errorf("%s: block at offset %d: %w", b.Filename, b.Offset, err)
-			}
-			return fn(&e)
+			return fn(b, l)
 		})
 		if err == errStop {
 			return nil
@@ -576,4 +641,24 @@ func SearchCDXJ(ra io.ReaderAt, size int64, from, to string, fn func(*Entry) err
 		}
 	}
 	return nil
+}
+
+// parseClusterLine parses a line of a cluster summary.
+func parseClusterLine(line string, lineOff int64) (Block, error) {
+	f := strings.Split(line, "\t")
+	if len(f) < 4 {
+		return Block{}, fmt.Errorf("%w: line at offset %d: %d tab-separated fields, 4 or 5 wanted", ErrBadIndex, lineOff, len(f))
+	}
+	off, err1 := strconv.ParseInt(f[2], 10, 64)
+	n, err2 := strconv.ParseInt(f[3], 10, 64)
+	if err1 != nil || err2 != nil || off < 0 || n <= 0 || f[1] == "" {
+		return Block{}, fmt.Errorf("%w: line at offset %d: bad part %q, offset %q or length %q", ErrBadIndex, lineOff, f[1], f[2], f[3])
+	}
+	b := Block{Key: f[0], Filename: f[1], Offset: off, Length: n}
+	if len(f) > 4 && f[4] != "" {
+		if b.Line, err1 = strconv.ParseInt(f[4], 10, 64); err1 != nil {
+			return Block{}, fmt.Errorf("%w: line at offset %d: bad line number %q", ErrBadIndex, lineOff, f[4])
+		}
+	}
+	return b, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -350,7 +351,9 @@ func (w *Writer) partBase(name string) string {
 // NewFileIndexer returns a CDX indexer for one WARC or ARC file (format
 // told from the bytes) whose entries carry filename's base name, as
 // warcio.js cdx-index prints them. ra, when not nil, gives random access to
-// the same file (it makes lengths of uncompressed WARC records exact).
+// the same file (it makes lengths of uncompressed WARC records exact, and
+// a gzip-per-record WARC is then read by the fast path of fastindex.go,
+// which inflates only the WARC and HTTP heads).
 // Damaged input is an error naming the file and offset.
 func NewFileIndexer(r io.Reader, ra io.ReaderAt, filename string) (*cdx.Indexer, error) {
 	name := displayName(filename)
@@ -372,9 +375,33 @@ func NewFileIndexer(r io.Reader, ra io.ReaderAt, filename string) (*cdx.Indexer,
 		}
 		return cdx.NewIndexer(ar, base, opts...), nil
 	}
+	if kind == KindWARCGzip && fastIndex {
+		if size, ok := sizeOf(ra); ok {
+			return cdx.NewIndexer(newFastRecords(ra, size, name), base, opts...), nil
+		}
+	}
 	wr, err := warc.NewReader(br, warc.WithFilename(name), warc.WithPolicy(record.Fail))
 	if err != nil {
 		return nil, err
 	}
 	return cdx.NewIndexer(wr, base, opts...), nil
+}
+
+// fastIndex makes NewFileIndexer take the fast path (fastindex.go) for a
+// gzip-per-record WARC it can read in place; tests turn it off to compare.
+var fastIndex = true
+
+// sizeOf returns the size of a file read in place (nil: none).
+func sizeOf(ra io.ReaderAt) (int64, bool) {
+	switch x := ra.(type) {
+	case nil:
+		return 0, false
+	case interface{ Size() int64 }:
+		return x.Size(), true
+	case interface{ Stat() (os.FileInfo, error) }:
+		if st, err := x.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size(), true
+		}
+	}
+	return 0, false
 }

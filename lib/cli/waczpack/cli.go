@@ -41,11 +41,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 var valueFlags = map[string]bool{
 	"o": true, "output": true, "title": true, "desc": true, "url": true, "pages": true,
 	"hash": true, "split": true, "ts": true, "tmpdir": true, "part-size": true,
+	"j": true, "jobs": true, "zipnum": true, "shards": true, "shard": true, "block-lines": true, "match": true, "limit": true,
 }
 
 // commands are the subcommand names.
 var commands = map[string]bool{"create": true, "index": true, "validate": true, "ls": true, "get": true, "check": true, "help": true, "h": true,
-	"extract": true, "merge": true, "add": true}
+	"lookup": true, "extract": true, "merge": true, "add": true}
 
 // Reorder moves flags written after positional arguments in front of them
 // (urfave/cli stops at the first positional argument), so
@@ -101,7 +102,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:      "waczpack",
 		Usage:     "make, check and read WACZ web archive collections (WACZ 1.1.1)",
-		UsageText: "waczpack [create] -o OUT.wacz [FILE ...]\n   waczpack index [--cdx11] FILE ...\n   waczpack validate FILE.wacz\n   waczpack check FILE ...\n   waczpack ls [--json] FILE.wacz\n   waczpack get FILE.wacz URL [--ts TIMESTAMP]",
+		UsageText: "waczpack [create] -o OUT.wacz [FILE ...]\n   waczpack index [--cdx11] [--sort] [-o OUT] FILE ...\n   waczpack index [-j N] --zipnum OUT/ [--shards S [--shard K | --finish]] FILE|RUN.cdxj|s3://prefix/ ...\n   waczpack lookup INDEX-DIR URL [--match exact|prefix|host|domain] [--ts T]\n   waczpack validate FILE.wacz\n   waczpack check FILE ...\n   waczpack ls [--json] FILE.wacz\n   waczpack get FILE.wacz URL [--ts TIMESTAMP]",
 		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,
@@ -133,8 +134,13 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				Name:      "index",
 				Usage:     "print the CDXJ (or CDX-11) index of WARC/ARC files",
 				ArgsUsage: "FILE ...",
-				Flags:     []cli.Flag{&cli.BoolFlag{Name: "cdx11", Usage: "CDX-11 instead of CDXJ"}},
-				Action:    func(c *cli.Context) error { return index(c, stdin, stdout) },
+				Flags:     indexFlags(),
+				Action: func(c *cli.Context) error {
+					if c.Bool("sort") || c.String("zipnum") != "" || c.IsSet("shard") || c.IsSet("shards") || c.Bool("finish") {
+						return indexCollection(c, stdin, stdout)
+					}
+					return index(c, stdin, stdout)
+				},
 			},
 			{
 				Name:      "validate",
@@ -163,6 +169,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				},
 				Action: func(c *cli.Context) error { return get(c, stdout) },
 			},
+			lookupCommand(stdout),
 			extractCommand(stdout),
 			mergeCommand(stderr),
 			addCommand(stderr),
@@ -590,6 +597,14 @@ func index(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
 		}
 		files = []string{"-"}
 	}
+	var o cliutil.Output
+	if name := c.String("o"); name != "" && name != "-" {
+		if o, err = cliutil.CreateOutput(name); err != nil {
+			return err
+		}
+		defer o.Abort()
+		stdout = o
+	}
 	bw := bufio.NewWriterSize(stdout, 256<<10)
 	defer bw.Flush()
 	cdx11 := c.Bool("cdx11")
@@ -637,7 +652,13 @@ func index(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
 			}
 		}
 	}
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if o != nil {
+		return o.Commit()
+	}
+	return nil
 }
 
 // createWACZ opens the output of create: a local file written under a

@@ -55,6 +55,11 @@ func Store() *store.Store {
 	return theStore
 }
 
+// ResetStore drops the store, so that its next use reads the environment
+// again: for tests that start an S3 server of their own in a process
+// where another test already used one.
+func ResetStore() { setStoreOption(func(*store.Options) {}) }
+
 // addFlags appends to flags those of more whose names it lacks.
 func addFlags(flags []cli.Flag, more []cli.Flag) []cli.Flag {
 	have := map[string]bool{}
