@@ -35,6 +35,7 @@ type CheckStats struct {
 	Dechunked int // payload digests over the de-chunked payload of a chunked entity (WARC 1.1)
 	Problems  int
 	ARC       bool // the input was ARC (no digests: structure only)
+	Parts     int  // parts of the file checked at once (CheckArchiveAt; 0: one pass)
 }
 
 // CheckArchive reads a WARC or ARC file (plain, gzip or zstd, told by its

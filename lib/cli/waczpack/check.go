@@ -97,7 +97,18 @@ func checkOne(name string, stdin io.Reader, w io.Writer, quiet, verbose bool) (i
 	if verbose {
 		opts.Verbose = func(off int64, line string) { fmt.Fprintf(w, "%s: record at offset %d: %s\n", shown, off, line) }
 	}
-	st, err := wacz.CheckArchive(r, shown, opts)
+	var st wacz.CheckStats
+	var err error
+	if f, ok := r.(*os.File); ok && name != "-" {
+		// a local file is split over the cores
+		var size int64
+		if fi, serr := f.Stat(); serr == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		st, err = wacz.CheckArchiveAt(f, size, shown, opts)
+	} else {
+		st, err = wacz.CheckArchive(r, shown, opts)
+	}
 	if err != nil {
 		return st.Problems, err
 	}
