@@ -47,6 +47,10 @@ type env struct {
 // the exit status: 0 on success, 2 for bad usage (openzim: 255), 1 for any
 // other failure (openzim: 1, 2 or 255).
 func Run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "create" {
+		// not an openzim command: arcport's conventions throughout
+		return runCreate(args[1:], stdout, stderr)
+	}
 	return Status(run(args, stdout, stderr))
 }
 
