@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -256,6 +257,8 @@ type site struct {
 	dir      string // folders: the folder
 	caps     []capture
 	redirs   []redirect
+	// redirEntries are the redirects to captures, as entry paths
+	redirEntries []redirect
 	spool    *os.File
 	namer    *mirror.Namer
 	saved    map[string]bool // entry paths
@@ -281,6 +284,7 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 	if len(s.caps) == 0 {
 		return st, fmt.Errorf("%s: nothing to put in a ZIM (no file, or no 2xx capture)", c.input)
 	}
+	s.resolveRedirects()
 	mainIdx, err := s.mainPage(c.mainPage)
 	if err != nil {
 		return st, err
@@ -355,6 +359,9 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 				body.Close()
 				return st, fmt.Errorf("%s: %v", s.where(cp), err)
 			}
+			if isHTML {
+				fixEmptyLinks(&tmp)
+			}
 			r = &tmp
 		}
 		err = zw.AddEntry(cp.path, title, cp.mime, r, isHTML)
@@ -364,13 +371,8 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 		}
 		st.entries++
 	}
-	for _, rd := range s.redirs {
-		from, ok := s.namer.Lookup(rd.from)
-		to, ok2 := s.lookupURL(rd.to)
-		if !ok || !ok2 || s.saved[from] {
-			continue
-		}
-		if err := zw.AddRedirect(from, "", to, false); err != nil {
+	for _, rd := range s.redirEntries {
+		if err := zw.AddRedirect(rd.from, "", rd.to, false); err != nil {
 			warn("%s: redirect %s: %v", s.name, rd.from, err)
 			continue
 		}
@@ -387,6 +389,52 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 		return st, err
 	}
 	return st, nil
+}
+
+// resolveRedirects gives each redirect that leads (through at most 10
+// others) to a capture an entry path, and makes links to it links to the
+// capture.
+func (s *site) resolveRedirects() {
+	next := map[string]string{}
+	for _, rd := range s.redirs {
+		k := mustKey(rd.from)
+		if _, ok := next[k]; !ok && k != "" {
+			next[k] = rd.to
+		}
+	}
+	for _, rd := range s.redirs {
+		k := mustKey(rd.from)
+		if k == "" || next[k] != rd.to {
+			continue // not the first redirect of this URL
+		}
+		if _, ok := s.byURL[k]; ok {
+			continue // captured too: the capture wins
+		}
+		to := rd.to
+		for range 10 {
+			if _, ok := s.byURL[mustKey(to)]; ok {
+				break
+			}
+			n, ok := next[mustKey(to)]
+			if !ok {
+				break
+			}
+			to = n
+		}
+		tp, ok := s.lookupURL(to)
+		if !ok {
+			continue
+		}
+		p, err := s.namer.Name(rd.from, "text/html")
+		if err != nil || s.saved[p] {
+			continue
+		}
+		if err := s.namer.Alias(rd.from, to); err != nil {
+			continue
+		}
+		s.redirEntries = append(s.redirEntries, redirect{from: p, to: tp})
+		delete(next, k)
+	}
 }
 
 // where names a capture in messages.
@@ -458,7 +506,9 @@ func (s *site) lookupURL(u string) (string, bool) {
 // the live web.
 func (s *site) target(doc string, l *links.Link) (string, bool) {
 	if l.Kind == links.Base {
-		return "", false
+		// the document's own URL: relative links resolve as with no
+		// <base> at all (an empty href would be an "empty link")
+		return zimRel(doc, doc), false
 	}
 	if p, ok := s.lookupURL(l.URL); ok {
 		return zimRel(doc, p) + l.Fragment, false
@@ -477,6 +527,27 @@ func (s *site) target(doc string, l *links.Link) (string, bool) {
 		return zimRel(doc, doc), false
 	}
 	return l.URL + l.Fragment, true
+}
+
+var emptyLink = regexp.MustCompile(`( href| src)( *= *)(""|'')`)
+
+// fixEmptyLinks turns href="" (a link to the page itself, which link
+// extractors do not report) into href="#", and src="" into src="data:,":
+// zimcheck counts empty links as errors.
+func fixEmptyLinks(b *bytes.Buffer) {
+	if !emptyLink.Match(b.Bytes()) {
+		return
+	}
+	out := emptyLink.ReplaceAllFunc(b.Bytes(), func(m []byte) []byte {
+		q := m[len(m)-1:]
+		v := "#"
+		if bytes.HasPrefix(m, []byte(" src")) {
+			v = "data:,"
+		}
+		return []byte(string(m[:len(m)-2]) + string(q) + v + string(q))
+	})
+	b.Reset()
+	b.Write(out)
 }
 
 // zimRel is the relative URL from entry from to entry to, every byte but

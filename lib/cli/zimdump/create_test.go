@@ -1,0 +1,329 @@
+package zimdump
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
+	"github.com/arcport/arcport/lib/wacz"
+	"github.com/arcport/arcport/lib/zim"
+)
+
+// warcRecord returns one WARC/1.1 record holding an HTTP response.
+func warcRecord(uri, httpHead string, body []byte) []byte {
+	block := append([]byte(strings.ReplaceAll(httpHead, "\n", "\r\n")+"\r\n"), body...)
+	return []byte(fmt.Sprintf("WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: %s\r\n"+
+		"WARC-Date: 2026-01-02T03:04:05Z\r\nWARC-Record-ID: <urn:uuid:%08d-0000-4000-8000-000000000000>\r\n"+
+		"Content-Type: application/http;msgtype=response\r\nContent-Length: %d\r\n\r\n%s\r\n\r\n",
+		uri, len(uri)+len(body), len(block), block))
+}
+
+func gz(t testing.TB, b []byte) []byte {
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	zw.Write(b)
+	zw.Close()
+	return out.Bytes()
+}
+
+const gardenURL = "http://garden.test"
+
+// indexPage links to every case link rewriting has to handle: a page with
+// a query string, a file name with "&" and an accent, an HTML-escaped
+// link, a link broken over lines, a redirect, a 404, a page never
+// captured, an image never captured, a fragment, an empty href, a <base>.
+const indexPage = `<!DOCTYPE html>
+<html lang="fr"><head><meta charset="utf-8"><title>Le jardin partagé</title>
+<base href="http://garden.test/">
+<link href="style.css" rel="stylesheet"></head><body>
+<a href="list.cgi?page=2&amp;sort=name">list</a>
+<a href="a&amp;b.html">and</a>
+<a href="r%C3%A9sum%C3%A9.html#top">resume</a>
+<a href="about
+.html">about, broken over lines</a>
+<a href="old">old about (redirect)</a>
+<a href="gone.html">gone (404)</a>
+<a href="http://garden.test/never.html">never captured</a>
+<a href="https://elsewhere.example/x?a=1&amp;b=2">elsewhere</a>
+<a href="">self</a> <a href="#frag">frag</a>
+<img src="img/rose.png"> <img src="img/missing.png">
+</body></html>`
+
+func sampleWARC(t testing.TB) []byte {
+	png := []byte("\x89PNG\r\n\x1a\n fake png bytes for the test")
+	var w bytes.Buffer
+	add := func(b []byte) { w.Write(gz(t, b)) }
+	html := "HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8\n"
+	add(warcRecord(gardenURL+"/", html+fmt.Sprintf("Content-Length: %d\n", len(indexPage)), []byte(indexPage)))
+	about := `<html><head><title>About the garden</title></head><body><a href="/">home</a></body></html>`
+	// gzip content coding and chunked transfer coding: stored decoded
+	zb := gz(t, []byte(about))
+	add(warcRecord(gardenURL+"/about.html", html+"Content-Encoding: gzip\nTransfer-Encoding: chunked\n",
+		[]byte(fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(zb), zb))))
+	list := `<html><head><title>Members list</title></head><body><a href="list.cgi?page=1">1</a> <a href="./">home</a></body></html>`
+	add(warcRecord(gardenURL+"/list.cgi?page=2&sort=name", html, []byte(list)))
+	add(warcRecord(gardenURL+"/a&b.html", html, []byte(`<html><head><title>A and B</title></head><body>ab</body></html>`)))
+	add(warcRecord(gardenURL+"/r%C3%A9sum%C3%A9.html", html, []byte(`<html><head><title>Résumé</title></head><body><p id="top">cv</p></body></html>`)))
+	add(warcRecord(gardenURL+"/style.css", "HTTP/1.1 200 OK\nContent-Type: text/css\n",
+		[]byte(`body{background:url("img/rose.png")} h1{background:url(img/none.png)}`)))
+	add(warcRecord(gardenURL+"/img/rose.png", "HTTP/1.1 200 OK\nContent-Type: image/png\n", png))
+	add(warcRecord(gardenURL+"/old", "HTTP/1.1 301 Moved Permanently\nLocation: /about.html\n", nil))
+	add(warcRecord(gardenURL+"/gone.html", "HTTP/1.1 404 Not Found\nContent-Type: text/html\n", []byte("<html><body>not found</body></html>")))
+	// a second capture of the index: the first one wins
+	add(warcRecord(gardenURL+"/", html, []byte("<html><body>later</body></html>")))
+	return w.Bytes()
+}
+
+// zimcheckA runs zimcheck -A and fails t on any error it reports.
+func zimcheckA(t *testing.T, zimFile string) {
+	t.Helper()
+	zc := peertest.Need(t, "zimcheck", "zim-tools")
+	out, err := exec.Command(zc, "-A", zimFile).CombinedOutput()
+	if err != nil || bytes.Contains(out, []byte("[ERROR]")) {
+		t.Fatalf("zimcheck -A %s: %v\n%s", zimFile, err, out)
+	}
+}
+
+func readEntry(t *testing.T, a *zim.Archive, p string) (string, string) {
+	t.Helper()
+	e, err := a.EntryByPath("C/" + p)
+	if err != nil {
+		t.Fatalf("C/%s: %v", p, err)
+	}
+	e, err = a.Resolve(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, _ := a.MimeType(e)
+	b, err := a.ReadBlob(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mt, string(b)
+}
+
+// TestCreateFromWARC writes a ZIM from a WARC (and the same WARC inside a
+// WACZ) and checks every rewritten link, the entries, the metadata
+// defaults, zimcheck -A and a title search through python3-libzim.
+func TestCreateFromWARC(t *testing.T) {
+	dir := t.TempDir()
+	warcFile := filepath.Join(dir, "crawl.warc.gz")
+	if err := os.WriteFile(warcFile, sampleWARC(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waczFile := filepath.Join(dir, "crawl.wacz")
+	f, err := os.Create(waczFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ww, err := wacz.NewWriter(f, wacz.Options{Title: "garden"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ww.AddInput("crawl.warc.gz", bytes.NewReader(sampleWARC(t))); err != nil {
+		t.Fatal(err)
+	}
+	if err := ww.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, in := range []string{warcFile, waczFile} {
+		t.Run(filepath.Ext(in), func(t *testing.T) { checkCreateFromCrawl(t, in) })
+	}
+}
+
+func checkCreateFromCrawl(t *testing.T, in string) {
+	out := filepath.Join(t.TempDir(), "garden.zim")
+	r := viaMain(t, "create", "-o", out, "--main-page", gardenURL+"/", "-v", in)
+	if r.rc != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if !strings.Contains(r.stderr, "7 entries (5 pages, 1 redirects)") {
+		t.Errorf("summary: %q", r.stderr)
+	}
+	zimcheckA(t, out)
+	a, err := zim.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	m, _ := a.MainEntry()
+	if m, _ = a.Resolve(m); m.Path != "garden.test/index.html" {
+		t.Errorf("main page %s", m.Path)
+	}
+	mt, idx := readEntry(t, a, "garden.test/index.html")
+	if mt != "text/html" || m.Title() != "Le jardin partagé" {
+		t.Errorf("index: %s %q", mt, m.Title())
+	}
+	for _, want := range []string{
+		`<base href="index.html">`,
+		`<link href="style.css" rel="stylesheet">`,
+		`<a href="list86e8.html">list</a>`,
+		`<a href="a%26b.html">and</a>`,
+		`<a href="r%C3%A9sum%C3%A9.html#top">resume</a>`,
+		`<a href="about.html">about, broken over lines</a>`,
+		`<a href="about.html">old about (redirect)</a>`,
+		`<a href="http://garden.test/gone.html">gone (404)</a>`,
+		`<a href="http://garden.test/never.html">never captured</a>`,
+		`<a href="https://elsewhere.example/x?a=1&amp;b=2">elsewhere</a>`,
+		`<a href="#">self</a> <a href="#frag">frag</a>`,
+		`<img src="img/rose.png"> <img src="data:,">`,
+	} {
+		if !strings.Contains(idx, want) {
+			t.Errorf("index.html lacks %s in\n%s", want, idx)
+		}
+	}
+	if mt, css := readEntry(t, a, "garden.test/style.css"); mt != "text/css" || css != `body{background:url("img/rose.png")} h1{background:url(data:,)}` {
+		t.Errorf("style.css: %s %q", mt, css)
+	}
+	if _, about := readEntry(t, a, "garden.test/about.html"); !strings.Contains(about, `<a href="index.html">home</a>`) {
+		t.Errorf("about.html (gzip + chunked, decoded): %q", about)
+	}
+	if mt, _ := readEntry(t, a, "garden.test/img/rose.png"); mt != "image/png" {
+		t.Errorf("rose.png: %s", mt)
+	}
+	// the redirect is an entry of its own
+	e, err := a.EntryByPath("C/garden.test/old.html")
+	if err != nil || !e.IsRedirect() {
+		t.Errorf("C/garden.test/old.html: %v %v", e, err)
+	}
+	if _, err := a.EntryByPath("C/garden.test/gone.html"); err == nil {
+		t.Error("the 404 page is an entry")
+	}
+	for k, v := range map[string]string{"Title": "Le jardin partagé", "Language": "fra", "Creator": "garden.test",
+		"Publisher": "arcport", "Name": "garden", "Description": "Offline copy of garden.test"} {
+		if got, _ := a.Metadata(k); string(got) != v {
+			t.Errorf("M/%s = %q, want %q", k, got, v)
+		}
+	}
+	if _, err := a.Illustration(48); err != nil {
+		t.Error(err)
+	}
+	if ps := a.Check(zim.CheckOptions{Checksum: true, Clusters: true}); len(ps) > 0 {
+		t.Errorf("zimdump check: %v", ps)
+	}
+	// python3-libzim finds the pages by title
+	if err := exec.Command("/usr/bin/python3", "-c", "import libzim").Run(); err != nil {
+		peertest.Missing(t, "python3-libzim", "import libzim with /usr/bin/python3")
+	}
+	py := `
+import sys, json
+from libzim.reader import Archive
+from libzim.suggestion import SuggestionSearcher
+a = Archive(sys.argv[1])
+json.dump({q: list(SuggestionSearcher(a).suggest(q).getResults(0, 10)) for q in ["About", "Members", "Le jardin"]}, sys.stdout)
+`
+	o, err := exec.Command("/usr/bin/python3", "-c", py, out).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string][]string
+	json.Unmarshal(o, &got)
+	want := map[string][]string{"About": {"garden.test/about.html"}, "Members": {"garden.test/list86e8.html"},
+		"Le jardin": {"garden.test/index.html"}}
+	for q, w := range want {
+		if fmt.Sprint(got[q]) != fmt.Sprint(w) {
+			t.Errorf("libzim suggestions for %q: %v, want %v", q, got[q], w)
+		}
+	}
+}
+
+// TestCreateFromMirror writes ZIMs from the real HTTrack mirror (the
+// folder, and its hts-cache) and checks them with zimcheck -A and
+// openzim's zimdump.
+func TestCreateFromMirror(t *testing.T) {
+	garden := "../../../testdata/htcache/garden"
+	for _, tc := range []struct {
+		in, main string
+		n        int
+	}{
+		{garden, "index.html", 15},
+		{garden + "/hts-cache", "127.0.0.1_8766/index.html", 12}, // + the redirect old-page.html
+	} {
+		out := filepath.Join(t.TempDir(), "g.zim")
+		r := viaMain(t, "create", "-o", out, "-q", tc.in, "--title", "Garden", "--compression", "xz")
+		if r.rc != 0 || r.stderr != "" {
+			t.Fatalf("%s: %+v", tc.in, r)
+		}
+		zimcheckA(t, out)
+		a, err := zim.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.UserEntryCount() != uint32(tc.n) {
+			t.Errorf("%s: %d entries, want %d", tc.in, a.UserEntryCount(), tc.n)
+		}
+		m, _ := a.MainEntry()
+		if m, _ = a.Resolve(m); m.Path != tc.main {
+			t.Errorf("%s: main page %s", tc.in, m.Path)
+		}
+		// files that are not the site stay out
+		for _, p := range []string{"hts-log.txt", "hts-cache/new.zip"} {
+			if _, err := a.EntryByPath("C/" + p); err == nil {
+				t.Errorf("%s: C/%s in the ZIM", tc.in, p)
+			}
+		}
+		// bytes of a stored file are the file's
+		want, _ := os.ReadFile(garden + "/127.0.0.1_8766/files/report.pdf")
+		if mt, got := readEntry(t, a, "127.0.0.1_8766/files/report.pdf"); mt != "application/pdf" || got != string(want) {
+			t.Errorf("%s: report.pdf %s, %d bytes (want %d)", tc.in, mt, len(got), len(want))
+		}
+		a.Close()
+		// openzim's zimdump lists what ours lists
+		oz := "/usr/bin/zimdump"
+		if _, err := os.Stat(oz); err != nil {
+			peertest.Missing(t, "zim-tools", oz)
+		}
+		theirs, err := exec.Command(oz, "list", "--details", out).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := ours("list", "--details", out); r.stdout != string(theirs) {
+			t.Errorf("%s: list --details differs from openzim's:\n%s\n---\n%s", tc.in, r.stdout, theirs)
+		}
+	}
+}
+
+func TestCreateErrors(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.zim")
+	bad := filepath.Join(dir, "bad.warc")
+	os.WriteFile(bad, []byte("this is not a WARC\n"), 0o644)
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	for _, tc := range []struct {
+		args []string
+		rc   int
+		msg  string
+	}{
+		{[]string{"create", dir}, 2, "-o FILE.zim is required"},
+		{[]string{"create", "-o", out}, 2, "missing INPUT"},
+		{[]string{"create", "-o", out, "--bogus", "1", dir}, 2, "unknown option --bogus"},
+		{[]string{"create", "-o", out, "--date", "yesterday", dir}, 2, `--date "yesterday"`},
+		{[]string{"create", "-o", out, bad}, 1, "bad.warc: not a WARC or ARC file"},
+		{[]string{"create", "-o", out, empty}, 1, "nothing to put in a ZIM"},
+		{[]string{"create", "-o", out, "--main-page", "nope.html", "../../../testdata/htcache/garden"}, 1, `--main-page "nope.html": no such entry`},
+		{[]string{"create", "-o", out, filepath.Join(dir, "absent")}, 1, "no such file"},
+	} {
+		r := viaMain(t, tc.args...)
+		if r.rc != tc.rc || !strings.Contains(r.stderr, tc.msg) || (tc.rc == 1 && strings.Count(r.stderr, "\n") != 1) {
+			t.Errorf("%v: rc %d, stderr %q; want %d and %q", tc.args, r.rc, r.stderr, tc.rc, tc.msg)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v: %s written", tc.args, out)
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".") || strings.Contains(e.Name(), "tmp") {
+				t.Errorf("%v: left %s", tc.args, e.Name())
+			}
+		}
+	}
+}
