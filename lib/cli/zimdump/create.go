@@ -253,17 +253,17 @@ type redirect struct{ from, to string }
 
 // site is what an input holds, gathered before the ZIM is written.
 type site struct {
-	name     string // the input, in messages
-	dir      string // folders: the folder
-	caps     []capture
-	redirs   []redirect
+	name   string // the input, in messages
+	dir    string // folders: the folder
+	caps   []capture
+	redirs []redirect
 	// redirEntries are the redirects to captures, as entry paths
 	redirEntries []redirect
-	spool    *os.File
-	namer    *mirror.Namer
-	saved    map[string]bool // entry paths
-	byURL    map[string]int  // crawls: URL key -> index in caps
-	firstDoc int             // first HTML capture, -1 if none
+	spool        *os.File
+	namer        *mirror.Namer
+	saved        map[string]bool // entry paths
+	byURL        map[string]int  // crawls: URL key -> index in caps
+	firstDoc     int             // first HTML capture, -1 if none
 }
 
 type createStats struct{ entries, pages, redirects, live int }
