@@ -615,8 +615,15 @@ func (s *site) mainPage(want string) (int, error) {
 		}
 		return 0, fmt.Errorf("%s: --main-page %q: no such entry or capture", s.name, want)
 	}
+	// a folder's top index.html, unless it is a mirrorget index listing
+	// no page; then a site's index.html one level down
 	for i := range s.caps {
-		if s.caps[i].path == "index.html" {
+		if s.caps[i].path == "index.html" && !s.emptyIndex(&s.caps[i]) {
+			return i, nil
+		}
+	}
+	for i := range s.caps {
+		if d, f := path.Split(s.caps[i].path); f == "index.html" && d != "" && !strings.Contains(d[:len(d)-1], "/") {
 			return i, nil
 		}
 	}
@@ -624,6 +631,19 @@ func (s *site) mainPage(want string) (int, error) {
 		return s.firstDoc, nil
 	}
 	return 0, nil
+}
+
+// emptyIndex reports whether cp is the top index mirrorget writes, with
+// no link in it (as when none of the start URLs was saved).
+func (s *site) emptyIndex(cp *capture) bool {
+	r, err := s.open(cp)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	b := make([]byte, 64<<10)
+	n, _ := io.ReadFull(r, b)
+	return bytes.Contains(b[:n], []byte("<!-- mirrorget index -->")) && !bytes.Contains(b[:n], []byte("<a "))
 }
 
 func mustKey(u string) string {
