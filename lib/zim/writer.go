@@ -159,7 +159,7 @@ type Writer struct {
 	sem       chan struct{}
 	writerWG  sync.WaitGroup
 	spoolErr  error
-	encPool   sync.Pool
+	encoders  chan *zstd.Encoder // idle encoders (their tables are large: kept, not collected)
 	bufPool   sync.Pool
 
 	mainPath string
@@ -200,7 +200,8 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	}
 	zw := &Writer{out: w, cfg: cfg, byPath: map[string]int32{}, mimes: map[string]uint16{},
 		counter: map[string]int{}, spool: spool, spoolW: bufio.NewWriterSize(spool, 1<<20),
-		queue: make(chan *job, cfg.workers+1), sem: make(chan struct{}, cfg.workers)}
+		queue: make(chan *job, cfg.workers+1), sem: make(chan struct{}, cfg.workers),
+		encoders: make(chan *zstd.Encoder, cfg.workers+1)}
 	zw.comp = zw.newCluster(cfg.compression != CompressionNone)
 	zw.uncomp = zw.newCluster(false)
 	zw.writerWG.Add(1)
@@ -516,22 +517,32 @@ func (w *Writer) newEncoder(dst io.Writer) (io.WriteCloser, error) {
 		}
 		return xz.WriterConfig{CheckSum: xz.CRC32, DictCap: dict}.NewWriter(dst)
 	}
-	if e, ok := w.encPool.Get().(*zstd.Encoder); ok {
+	select {
+	case e := <-w.encoders:
 		e.Reset(dst)
 		return e, nil
+	default:
 	}
 	level := zstd.SpeedBestCompression
 	if w.cfg.level > 0 {
 		level = zstd.EncoderLevelFromZstd(w.cfg.level)
 	}
+	// the window need not exceed a cluster: smaller history buffers
+	win := 1 << 20
+	for win < w.cfg.clusterSize && win < 8<<20 {
+		win <<= 1
+	}
 	return zstd.NewWriter(dst, zstd.WithEncoderLevel(level), zstd.WithEncoderConcurrency(1),
-		zstd.WithLowerEncoderMem(true))
+		zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(win))
 }
 
 func (w *Writer) putEncoder(e io.WriteCloser) {
 	if z, ok := e.(*zstd.Encoder); ok {
 		z.Reset(nil)
-		w.encPool.Put(z)
+		select {
+		case w.encoders <- z:
+		default:
+		}
 	}
 }
 

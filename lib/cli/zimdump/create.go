@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -222,6 +223,12 @@ func runCreate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "Try: zimdump create --help\n")
 		return cliutil.ExitUsage
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// a soft limit: the collector runs before garbage from link
+		// extraction doubles the heap (100 000 pages: 180 MiB RSS with
+		// it, 360 without); live memory is about 130 MiB there
+		debug.SetMemoryLimit(createMemoryLimit)
+	}
 	warn := func(format string, a ...any) {
 		if !c.quiet {
 			fmt.Fprintf(stderr, "zimdump: "+format+"\n", a...)
@@ -238,6 +245,9 @@ func runCreate(args []string, stdout, stderr io.Writer) int {
 	}
 	return cliutil.ExitOK
 }
+
+// createMemoryLimit is the soft memory limit of zimdump create.
+const createMemoryLimit = 160 << 20
 
 // capture is one entry-to-be of the ZIM.
 type capture struct {
@@ -316,6 +326,7 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 	}}
 	var mainTitle, mainLang string
 	var tmp bytes.Buffer
+	head := make([]byte, 256<<10)
 	for i := range s.caps {
 		cp := &s.caps[i]
 		body, err := s.open(cp)
@@ -327,8 +338,7 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 		var r io.Reader = body
 		title := ""
 		if isHTML {
-			head := make([]byte, 256<<10)
-			n, _ := io.ReadFull(body, head)
+			n, _ := io.ReadFull(body, head[:min(int64(len(head)), cp.size)])
 			title, _ = wacz.ExtractHTML(head[:n], false)
 			if i == mainIdx {
 				mainTitle, mainLang = title, htmlLang(head[:n])
@@ -535,7 +545,7 @@ var emptyLink = regexp.MustCompile(`( href| src)( *= *)(""|'')`)
 // extractors do not report) into href="#", and src="" into src="data:,":
 // zimcheck counts empty links as errors.
 func fixEmptyLinks(b *bytes.Buffer) {
-	if !emptyLink.Match(b.Bytes()) {
+	if !bytes.Contains(b.Bytes(), []byte(`""`)) && !bytes.Contains(b.Bytes(), []byte(`''`)) || !emptyLink.Match(b.Bytes()) {
 		return
 	}
 	out := emptyLink.ReplaceAllFunc(b.Bytes(), func(m []byte) []byte {
