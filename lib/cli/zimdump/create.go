@@ -25,6 +25,7 @@ import (
 	"github.com/arcport/arcport/lib/htcache"
 	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/internal/compio"
 	"github.com/arcport/arcport/lib/links"
 	"github.com/arcport/arcport/lib/mirror"
 	"github.com/arcport/arcport/lib/record"
@@ -70,6 +71,8 @@ Options:
   --level N             zstd 1-22 (default 19) or xz 0-9 (default 6)
   --cluster-size SIZE   cluster size (default 2M)
   --workers N           clusters compressed at once (default: CPUs)
+  --spool-max SIZE      largest capture body taken from a crawl, decoded
+                        (default 4G); a larger one is skipped with a warning
   -q                    no warnings
   -v                    a summary line on stderr
 `
@@ -84,6 +87,7 @@ type createArgs struct {
 	level         int
 	clusterSize   int64
 	workers       int
+	spoolMax      int64
 	quiet, verb   bool
 }
 
@@ -94,7 +98,8 @@ var createMetaFlags = map[string]string{"title": "Title", "language": "Language"
 // parseCreate parses the arguments after "create". Options may come
 // before or after INPUT, as --opt=value or --opt value.
 func parseCreate(args []string) (*createArgs, error) {
-	c := &createArgs{meta: map[string]string{}, compression: zim.CompressionZstd, clusterSize: zim.DefaultClusterSize}
+	c := &createArgs{meta: map[string]string{}, compression: zim.CompressionZstd, clusterSize: zim.DefaultClusterSize,
+		spoolMax: compio.DefaultSpoolMax}
 	var pos []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -154,6 +159,12 @@ func parseCreate(args []string) (*createArgs, error) {
 				return nil, fmt.Errorf("--cluster-size %q: a size from 1K to 1G", val)
 			}
 			c.clusterSize = n
+		case "spool-max":
+			n, err := compio.ParseSize(val)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("--spool-max %q: a size such as 4G", val)
+			}
+			c.spoolMax = n
 		case "workers":
 			n, err := strconv.Atoi(val)
 			if err != nil || n < 1 {
@@ -263,10 +274,11 @@ type redirect struct{ from, to string }
 
 // site is what an input holds, gathered before the ZIM is written.
 type site struct {
-	name   string // the input, in messages
-	dir    string // folders: the folder
-	caps   []capture
-	redirs []redirect
+	spoolMax int64
+	name     string // the input, in messages
+	dir      string // folders: the folder
+	caps     []capture
+	redirs   []redirect
 	// redirEntries are the redirects to captures, as entry paths
 	redirEntries []redirect
 	spool        *os.File
@@ -664,7 +676,7 @@ func mustKey(u string) string {
 // gather reads the input: a folder, an HTTrack cache, a WACZ, a WARC/ARC.
 func gather(c *createArgs, warn func(string, ...any)) (*site, error) {
 	in := c.input
-	s := &site{name: in, namer: mirror.NewNamer(nil), saved: map[string]bool{}, byURL: map[string]int{}, firstDoc: -1}
+	s := &site{spoolMax: c.spoolMax, name: in, namer: mirror.NewNamer(nil), saved: map[string]bool{}, byURL: map[string]int{}, firstDoc: -1}
 	if !cliutil.IsRemote(in) {
 		st, err := os.Stat(in)
 		if err != nil {
@@ -844,7 +856,7 @@ func (s *site) fromRecords(rr record.Reader, name string, warn func(string, ...a
 			return err
 		}
 		sn := &sniffWriter{w: s.spool}
-		n, err := io.Copy(sn, body)
+		n, err := io.Copy(sn, compio.CapReader(body, s.spoolMax))
 		if err != nil {
 			// a truncated or undecodable body: not worth an entry
 			warn("%s: record at offset %d (%s): %v (skipped)", name, rec.Offset, u, err)

@@ -327,3 +327,31 @@ func TestCreateErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateSpoolMax: a capture body larger than --spool-max once decoded
+// (a decompression bomb) is skipped with a warning naming the record's
+// offset; the rest is written.
+func TestCreateSpoolMax(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "crawl.warc.gz")
+	if err := os.WriteFile(in, sampleWARC(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "small.zim")
+	r := viaMain(t, "create", "-o", out, "--spool-max", "200", in)
+	if r.rc != 0 || !strings.Contains(r.stderr, "crawl.warc.gz: record at offset 0 (http://garden.test/): record block larger than the spool limit of 200") {
+		t.Fatalf("%+v", r)
+	}
+	a, err := zim.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	// the first capture of the index is over 200 bytes: the second is taken
+	if _, body := readEntry(t, a, "garden.test/index.html"); body != "<html><body>later</body></html>" {
+		t.Errorf("index.html: %q", body)
+	}
+	if _, err := a.EntryByPath("C/garden.test/about.html"); err != nil {
+		t.Errorf("about.html (under 200 bytes): %v", err)
+	}
+}
