@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -124,6 +125,7 @@ func TestWriterRoundTrip(t *testing.T) {
 		{"zstd-default-size", nil},
 		{"xz", []WriterOption{WithCompression(CompressionXZ), WithClusterSize(64 << 10), WithWorkers(3)}},
 		{"stored", []WriterOption{WithCompression(CompressionNone), WithClusterSize(100 << 10)}},
+		{"tiny-clusters", []WriterOption{WithClusterSize(1024), WithWorkers(1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "w.zim")
@@ -233,6 +235,8 @@ func TestWriterPeers(t *testing.T) {
 	}{
 		{"zstd", []WriterOption{WithClusterSize(64 << 10)}},
 		{"xz", []WriterOption{WithCompression(CompressionXZ)}},
+		// the title listing is larger than a cluster: a cluster of its own
+		{"tiny-clusters", []WriterOption{WithClusterSize(1024)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "w.zim")
@@ -364,5 +368,43 @@ func TestWriterErrors(t *testing.T) {
 	}
 	if err := w.AddEntry("late.html", "", "text/html", nil, false); err != ErrWriterClosed {
 		t.Errorf("after Close: %v", err)
+	}
+}
+
+// BenchmarkWriter writes 5000 small HTML pages and 500 images (zstd);
+// MB/s counts the content added.
+func BenchmarkWriter(b *testing.B) {
+	pages := make([][]byte, 5000)
+	for i := range pages {
+		pages[i] = []byte(fmt.Sprintf(`<html><head><title>Article %d</title></head><body><h1>Article %d</h1><p>%s</p></body></html>`,
+			i, i, strings.Repeat(fmt.Sprintf("lorem %d ipsum ", i%97), 120)))
+	}
+	img := make([]byte, 8<<10)
+	rand.New(rand.NewSource(2)).Read(img)
+	var in int64
+	for i, p := range pages {
+		in += int64(len(p))
+		if i%10 == 0 {
+			in += int64(len(img))
+		}
+	}
+	dir := b.TempDir()
+	b.SetBytes(in)
+	b.ResetTimer()
+	for range b.N {
+		w, err := NewWriter(io.Discard, WithTempDir(dir))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i, p := range pages {
+			w.AddEntry(fmt.Sprintf("A/Article_%d", i), fmt.Sprintf("Article %d", i), "text/html", bytes.NewReader(p), true)
+			if i%10 == 0 {
+				w.AddEntry(fmt.Sprintf("I/img_%d.png", i), "", "image/png", bytes.NewReader(img), false)
+			}
+		}
+		w.SetMainPage("A/Article_0")
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
