@@ -121,6 +121,8 @@ func parseCreate(args []string) (*createArgs, error) {
 			continue
 		case "h", "help":
 			return nil, errHelp
+		case "version":
+			return nil, errVersion
 		}
 		if !hasVal {
 			if i+1 >= len(args) {
@@ -199,7 +201,10 @@ func parseCreate(args []string) (*createArgs, error) {
 	return c, nil
 }
 
-var errHelp = errors.New("help")
+var (
+	errHelp    = errors.New("help")
+	errVersion = errors.New("version")
+)
 
 // parseSize reads 2M, 512K, 1G, or a number of bytes.
 func parseSize(s string) (int64, error) {
@@ -227,6 +232,10 @@ func runCreate(args []string, stdout, stderr io.Writer) int {
 	c, err := parseCreate(args)
 	if err == errHelp {
 		fmt.Fprint(stdout, createUsage)
+		return cliutil.ExitOK
+	}
+	if err == errVersion {
+		fmt.Fprintf(stdout, "zimdump (arcport) %s\n", cliutil.Version)
 		return cliutil.ExitOK
 	}
 	if err != nil {
@@ -296,6 +305,13 @@ const dirBase = "http://zim.invalid/"
 
 func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 	var st createStats
+	var icon []byte
+	if c.illustration != "" {
+		var err error
+		if icon, err = illustrationFrom(c.illustration); err != nil {
+			return st, err
+		}
+	}
 	s, err := gather(c, warn)
 	if err != nil {
 		return st, err
@@ -401,7 +417,7 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 		st.redirects++
 	}
 	zw.SetMainPage(s.caps[mainIdx].path)
-	if err := s.addMetadata(zw, c, mainTitle, mainLang, mainIdx); err != nil {
+	if err := s.addMetadata(zw, c, mainTitle, mainLang, mainIdx, icon); err != nil {
 		return st, err
 	}
 	if err := zw.Close(); err != nil {

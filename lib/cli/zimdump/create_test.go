@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -353,5 +355,53 @@ func TestCreateSpoolMax(t *testing.T) {
 	}
 	if _, err := a.EntryByPath("C/garden.test/about.html"); err != nil {
 		t.Errorf("about.html (under 200 bytes): %v", err)
+	}
+}
+
+// TestCreateIllustration: --illustration takes a PNG of any size and
+// stores it as 48x48; anything else is refused before a ZIM is written.
+func TestCreateIllustration(t *testing.T) {
+	dir := t.TempDir()
+	img := image.NewNRGBA(image.Rect(0, 0, 16, 16))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i)
+	}
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	icon := filepath.Join(dir, "icon.png")
+	os.WriteFile(icon, b.Bytes(), 0o644)
+	out := filepath.Join(dir, "g.zim")
+	garden := "../../../testdata/htcache/garden"
+	if r := viaMain(t, "create", "-o", out, "--illustration", icon, garden); r.rc != 0 {
+		t.Fatalf("%+v", r)
+	}
+	a, err := zim.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	e, err := a.Illustration(48)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := a.ReadBlob(e)
+	got, err := png.Decode(bytes.NewReader(data))
+	if err != nil || got.Bounds().Dx() != 48 || got.Bounds().Dy() != 48 {
+		t.Fatalf("illustration: %v %v", got.Bounds(), err)
+	}
+	if mt, _ := a.MimeType(e); mt != "image/png" {
+		t.Errorf("illustration MIME %s", mt)
+	}
+	// not a PNG
+	out2 := filepath.Join(dir, "h.zim")
+	r := viaMain(t, "create", "-o", out2, "--illustration", filepath.Join(garden, "backblue.gif"), garden)
+	if r.rc != 1 || !strings.Contains(r.stderr, "backblue.gif: --illustration must be a PNG") {
+		t.Errorf("%+v", r)
+	}
+	if _, err := os.Stat(out2); err == nil {
+		t.Error("ZIM written with a bad illustration")
+	}
+	if r := viaMain(t, "create", "--version"); r.rc != 0 || !strings.HasPrefix(r.stdout, "zimdump (arcport) ") {
+		t.Errorf("--version: %+v", r)
 	}
 }

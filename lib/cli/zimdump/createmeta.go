@@ -77,7 +77,8 @@ func zimName(out string) string {
 // addMetadata writes the M/ entries: those given, the others defaulted
 // from the main page so that the archive has every metadata zimcheck
 // requires, and the 48x48 illustration.
-func (s *site) addMetadata(zw *zim.Writer, c *createArgs, mainTitle, mainLang string, mainIdx int) error {
+// icon is the --illustration as a 48x48 PNG, or nil for a drawn one.
+func (s *site) addMetadata(zw *zim.Writer, c *createArgs, mainTitle, mainLang string, mainIdx int, icon []byte) error {
 	host := ""
 	if u, err := url.Parse(s.caps[mainIdx].url); err == nil && u.Host != "" {
 		host = u.Host
@@ -113,13 +114,7 @@ func (s *site) addMetadata(zw *zim.Writer, c *createArgs, mainTitle, mainLang st
 			return err
 		}
 	}
-	var icon []byte
-	if c.illustration != "" {
-		var err error
-		if icon, err = illustrationFrom(c.illustration); err != nil {
-			return err
-		}
-	} else {
+	if icon == nil {
 		icon = drawIllustration(m["Title"])
 	}
 	return zw.AddMetadata("Illustration_48x48@1", "image/png", bytes.NewReader(icon))
