@@ -83,7 +83,7 @@ func WithTempDir(dir string) WriterOption { return func(o *writerConfig) { o.tem
 // wdirent is a directory entry being written.
 type wdirent struct {
 	path, title string
-	target      string // redirect: namespace + "/" + path of the target
+	target      string // redirect: path of the target, in namespace C
 	ns          byte
 	redirect    bool
 	front       bool
@@ -141,7 +141,7 @@ type Writer struct {
 	cfg writerConfig
 
 	dirents []wdirent
-	byPath  map[string]int32 // "N/path" -> index in dirents
+	byPath  map[pathKey]int32 // -> index in dirents (the key shares the dirent's path string)
 	mimes   map[string]uint16
 	mimeOf  []string // insertion order
 	counter map[string]int
@@ -198,7 +198,7 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zim: cluster spool: %w", err)
 	}
-	zw := &Writer{out: w, cfg: cfg, byPath: map[string]int32{}, mimes: map[string]uint16{},
+	zw := &Writer{out: w, cfg: cfg, byPath: map[pathKey]int32{}, mimes: map[string]uint16{},
 		counter: map[string]int{}, spool: spool, spoolW: bufio.NewWriterSize(spool, 1<<20),
 		queue: make(chan *job, cfg.workers+1), sem: make(chan struct{}, cfg.workers),
 		encoders: make(chan *zstd.Encoder, cfg.workers+1)}
@@ -283,7 +283,7 @@ func (w *Writer) AddRedirect(path, title, target string, frontArticle bool) erro
 		return err
 	}
 	_, err := w.addDirent(wdirent{ns: 'C', path: path, title: title, redirect: true,
-		target: "C/" + target, front: frontArticle, mime: mimeRedirect})
+		target: target, front: frontArticle, mime: mimeRedirect})
 	return err
 }
 
@@ -326,13 +326,19 @@ func (w *Writer) mimeIndex(mime string) (uint16, error) {
 	return i, nil
 }
 
+// pathKey is a namespace and a path.
+type pathKey struct {
+	ns   byte
+	path string
+}
+
 // addDirent records d, applying libzim's rule for a path met twice.
 func (w *Writer) addDirent(d wdirent) (int32, error) {
-	key := string(d.ns) + "/" + d.path
+	key := pathKey{d.ns, d.path}
 	if i, ok := w.byPath[key]; ok {
 		old := &w.dirents[i]
 		if !old.redirect || d.redirect {
-			return -1, fmt.Errorf("zim: %s added twice", key)
+			return -1, fmt.Errorf("zim: %c/%s added twice", d.ns, d.path)
 		}
 		old.removed = true
 	}
@@ -361,7 +367,7 @@ func (w *Writer) addItem(ns byte, path, title, mime string, r io.Reader, compres
 	}
 	if ns == 'C' && w.dirents != nil {
 		// duplicates are found before the content is read
-		if i, ok := w.byPath["C/"+path]; ok && !w.dirents[i].redirect {
+		if i, ok := w.byPath[pathKey{'C', path}]; ok && !w.dirents[i].redirect {
 			return fmt.Errorf("zim: C/%s added twice", path)
 		}
 	}
@@ -700,7 +706,7 @@ func (w *Writer) finish() error {
 	if w.mainPath != "" {
 		var err error
 		if mainDirent, err = w.addDirent(wdirent{ns: 'W', path: "mainPage", redirect: true,
-			target: "C/" + w.mainPath, mime: mimeRedirect}); err != nil {
+			target: w.mainPath, mime: mimeRedirect}); err != nil {
 			return err
 		}
 	}
@@ -725,7 +731,7 @@ func (w *Writer) finish() error {
 		if !d.redirect || d.removed {
 			continue
 		}
-		t, ok := w.byPath[d.target]
+		t, ok := w.byPath[pathKey{'C', d.target}]
 		if !ok || w.dirents[t].removed {
 			d.removed = true
 			if int32(i) == mainDirent {
@@ -742,7 +748,7 @@ func (w *Writer) finish() error {
 			order = append(order, int32(i))
 		}
 	}
-	w.byPath = nil // ~40% of the dirents' memory, no longer needed
+	w.byPath = nil // no longer needed
 	byPath := func(a, b int32) int {
 		da, db := &w.dirents[a], &w.dirents[b]
 		if da.ns != db.ns {
