@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/arcport/arcport/lib/internal/peertest"
+	"github.com/arcport/arcport/lib/store/s3test"
 	"github.com/arcport/arcport/lib/wacz"
 	"github.com/arcport/arcport/lib/zim"
 )
@@ -403,5 +404,75 @@ func TestCreateIllustration(t *testing.T) {
 	}
 	if r := viaMain(t, "create", "--version"); r.rc != 0 || !strings.HasPrefix(r.stdout, "zimdump (arcport) ") {
 		t.Errorf("--version: %+v", r)
+	}
+}
+
+// TestCreateS3: a WARC and a WACZ read from s3:// (a real versitygw), the
+// ZIM written to s3:// (a multipart upload completed only when whole).
+func TestCreateS3(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Bucket(t, "coll")
+	srv.Setenv(t, srv.URL)
+	local := t.TempDir()
+	warcFile := filepath.Join(local, "crawl.warc.gz")
+	os.WriteFile(warcFile, sampleWARC(t), 0o644)
+	os.WriteFile(filepath.Join(srv.Dir, "coll", "crawl.warc.gz"), sampleWARC(t), 0o644)
+	want := filepath.Join(local, "garden.zim") // the same M/Name
+	if r := ours("create", "-q", "-o", want, "--main-page", gardenURL+"/", warcFile); r.rc != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if r := ours("create", "-q", "-o", "s3://coll/garden.zim", "--main-page", gardenURL+"/", "s3://coll/crawl.warc.gz"); r.rc != 0 {
+		t.Fatalf("%+v", r)
+	}
+	got := filepath.Join(srv.Dir, "coll", "garden.zim")
+	zimcheckA(t, got)
+	// a WACZ in s3:// is read in place, by ranges
+	f, err := os.Create(filepath.Join(srv.Dir, "coll", "crawl.wacz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ww, err := wacz.NewWriter(f, wacz.Options{Title: "garden"})
+	if err == nil {
+		err = ww.AddInput("crawl.warc.gz", bytes.NewReader(sampleWARC(t)))
+	}
+	if err == nil {
+		err = ww.Close()
+	}
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := ours("create", "-q", "-o", "s3://coll/fromwacz.zim", "--main-page", gardenURL+"/", "s3://coll/crawl.wacz"); r.rc != 0 {
+		t.Fatalf("%+v", r)
+	}
+	zimcheckA(t, filepath.Join(srv.Dir, "coll", "fromwacz.zim"))
+	// the same entries, bytes and metadata as from the local file (the UUID
+	// and Date aside)
+	la, err := zim.Open(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer la.Close()
+	ra, err := zim.Open(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ra.Close()
+	if la.EntryCount() != ra.EntryCount() || la.EntryCount() < 10 {
+		t.Fatalf("entries: s3 %d, local %d", ra.EntryCount(), la.EntryCount())
+	}
+	for i := range la.EntryCount() {
+		le, _ := la.EntryAt(i)
+		re, _ := ra.EntryAt(i)
+		if le.LongPath() != re.LongPath() || le.Kind != re.Kind {
+			t.Fatalf("entry %d: s3 %s, local %s", i, re.LongPath(), le.LongPath())
+		}
+		if le.Kind == zim.KindItem && le.Path != "Illustration_48x48@1" {
+			lb, _ := la.ReadBlob(le)
+			rb, _ := ra.ReadBlob(re)
+			if !bytes.Equal(lb, rb) {
+				t.Errorf("%s differs", le.LongPath())
+			}
+		}
 	}
 }
