@@ -44,6 +44,9 @@ Writes a ZIM (format 6.2, as libzim 9 writes it) that Kiwix opens. INPUT is
                  the path a mirror gives it (host/path, as mirrorget -O)
   a WACZ         the same, for the WARCs inside
   hts-cache/     an HTTrack cache folder (or a mirror's hts-cache/new.zip)
+A capture or file that cannot be read (truncated, undecodable, over
+--spool-max, a symbolic link) is left out with a warning naming the file and
+offset; the ZIM of the rest is written and the exit status is 1.
 Links in HTML and CSS are rewritten: to captured URLs relative to the page,
 to pages never captured (or errors) absolute to the live URL, and embedded
 resources never captured (img src...) to "data:,", so that nothing in the
@@ -73,7 +76,7 @@ Options:
   --workers N           clusters compressed at once (default: CPUs)
   --spool-max SIZE      largest capture body taken from a crawl, decoded
                         (default 4G); a larger one is skipped with a warning
-  -q                    no warnings
+  -q                    no warnings (the exit status is still 1 after any)
   -v                    a summary line on stderr
 `
 
@@ -249,7 +252,9 @@ func runCreate(args []string, stdout, stderr io.Writer) int {
 		// it, 360 without); live memory is about 130 MiB there
 		debug.SetMemoryLimit(createMemoryLimit)
 	}
+	problems := 0
 	warn := func(format string, a ...any) {
+		problems++
 		if !c.quiet {
 			fmt.Fprintf(stderr, "zimdump: "+format+"\n", a...)
 		}
@@ -262,6 +267,11 @@ func runCreate(args []string, stdout, stderr io.Writer) int {
 	if c.verb {
 		fmt.Fprintf(stderr, "zimdump: %s: %d entries (%d pages, %d redirects) from %s, %d links to the live web\n",
 			c.output, st.entries, st.pages, st.redirects, c.input, st.live)
+	}
+	if problems > 0 {
+		// as arc2warc does: what could be read is written, and the exit
+		// status says that something could not
+		return cliutil.ExitFail
 	}
 	return cliutil.ExitOK
 }

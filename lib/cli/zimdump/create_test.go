@@ -333,7 +333,7 @@ func TestCreateErrors(t *testing.T) {
 
 // TestCreateSpoolMax: a capture body larger than --spool-max once decoded
 // (a decompression bomb) is skipped with a warning naming the record's
-// offset; the rest is written.
+// offset; the rest is written, and the exit status is 1.
 func TestCreateSpoolMax(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "crawl.warc.gz")
@@ -342,7 +342,7 @@ func TestCreateSpoolMax(t *testing.T) {
 	}
 	out := filepath.Join(dir, "small.zim")
 	r := viaMain(t, "create", "-o", out, "--spool-max", "200", in)
-	if r.rc != 0 || !strings.Contains(r.stderr, "crawl.warc.gz: record at offset 0 (http://garden.test/): record block larger than the spool limit of 200") {
+	if r.rc != 1 || !strings.Contains(r.stderr, "crawl.warc.gz: record at offset 0 (http://garden.test/): record block larger than the spool limit of 200") {
 		t.Fatalf("%+v", r)
 	}
 	a, err := zim.Open(out)
@@ -475,4 +475,35 @@ func TestCreateS3(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCreateSymlink: a symbolic link in the folder is not followed (it
+// could lead anywhere on the machine): reported, left out, exit status 1,
+// the rest written.
+func TestCreateSymlink(t *testing.T) {
+	dir := t.TempDir()
+	site := filepath.Join(dir, "site")
+	os.MkdirAll(filepath.Join(site, "sub"), 0o755)
+	os.WriteFile(filepath.Join(site, "index.html"), []byte(`<html><head><title>Home</title></head><body><a href="sub/a.html">a</a></body></html>`), 0o644)
+	os.WriteFile(filepath.Join(site, "sub", "a.html"), []byte(`<html><head><title>A</title></head><body><a href="../index.html">home</a></body></html>`), 0o644)
+	secret := filepath.Join(dir, "secret.txt")
+	os.WriteFile(secret, []byte("not for the ZIM"), 0o644)
+	os.Symlink(secret, filepath.Join(site, "leak.txt"))
+	out := filepath.Join(dir, "s.zim")
+	r := viaMain(t, "create", "-o", out, site)
+	if r.rc != 1 || !strings.Contains(r.stderr, "leak.txt: symbolic link not followed (skipped)") {
+		t.Fatalf("%+v", r)
+	}
+	a, err := zim.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.EntryByPath("C/leak.txt"); err == nil {
+		t.Error("the symbolic link was followed")
+	}
+	if a.UserEntryCount() != 2 {
+		t.Errorf("%d entries, want 2", a.UserEntryCount())
+	}
+	zimcheckA(t, out)
 }
