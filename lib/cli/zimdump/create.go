@@ -712,7 +712,7 @@ func gather(c *createArgs, warn func(string, ...any)) (*site, error) {
 			if filepath.Base(filepath.Clean(in)) == "hts-cache" {
 				return s, s.fromCache(in, warn)
 			}
-			return s, s.fromDir(in, warn)
+			return s, s.fromDir(in, c.output, warn)
 		}
 		if strings.HasSuffix(in, ".zip") || strings.HasSuffix(in, ".ndx") {
 			if filepath.Base(filepath.Dir(in)) == "hts-cache" {
@@ -928,8 +928,11 @@ func dirSkip(rel string) bool {
 	return strings.HasPrefix(top, "hts-") || top == "cookies.txt" || strings.HasPrefix(path.Base(rel), ".")
 }
 
-func (s *site) fromDir(dir string, warn func(string, ...any)) error {
+// fromDir takes every regular file of dir but output (an earlier run's
+// ZIM written into the folder).
+func (s *site) fromDir(dir, output string, warn func(string, ...any)) error {
 	s.dir = dir
+	outAbs, _ := filepath.Abs(output)
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -950,6 +953,9 @@ func (s *site) fromDir(dir string, warn func(string, ...any)) error {
 			return nil
 		}
 		if !d.Type().IsRegular() {
+			return nil
+		}
+		if abs, _ := filepath.Abs(p); abs == outAbs {
 			return nil
 		}
 		info, err := d.Info()
