@@ -372,7 +372,7 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 			return st, err
 		}
 		ex := links.ForType(cp.mime, s.docURL(cp))
-		isHTML := cp.mime == "text/html" || cp.mime == "application/xhtml+xml"
+		isHTML := isHTMLType(cp.mime)
 		var r io.Reader = body
 		title := ""
 		if isHTML {
@@ -483,6 +483,12 @@ func (s *site) resolveRedirects() {
 		s.redirEntries = append(s.redirEntries, redirect{from: p, to: tp})
 		delete(next, k)
 	}
+}
+
+// isHTMLType reports whether a stored MIME type is an HTML page.
+func isHTMLType(mt string) bool {
+	m := httpmsg.MediaType(mt)
+	return m == "text/html" || m == "application/xhtml+xml"
 }
 
 // where names a capture in messages.
@@ -893,7 +899,9 @@ func (s *site) fromRecords(rr record.Reader, name string, warn func(string, ...a
 		}
 		mt := httpmsg.MediaType(ct)
 		if mt == "" || mt == "application/octet-stream" || mt == "unknown/unknown" {
-			mt = httpmsg.MediaType(http.DetectContentType(sn.head))
+			mt = httpmsg.MediaType(http.DetectContentType(sn.head[:min(len(sn.head), 512)]))
+		} else if mt == "text/html" {
+			mt = htmlType(ct, sn.head)
 		}
 		p, err := s.namer.Name(u, mt)
 		if err != nil {
@@ -901,22 +909,40 @@ func (s *site) fromRecords(rr record.Reader, name string, warn func(string, ...a
 		}
 		s.byURL[key] = len(s.caps)
 		s.saved[p] = true
-		if s.firstDoc < 0 && mt == "text/html" {
+		if s.firstDoc < 0 && isHTMLType(mt) {
 			s.firstDoc = len(s.caps)
 		}
 		s.caps = append(s.caps, capture{url: u, path: p, mime: mt, off: off, size: n})
 	}
 }
 
-// sniffWriter keeps the first 512 bytes written, for content sniffing.
+// htmlType is the MIME type an HTML capture is stored with: text/html,
+// or text/html;charset=X when the HTTP head names a charset other than
+// UTF-8 (or ASCII) and the page does not declare one in its first 1024
+// bytes, where browsers look for it: without it Kiwix would serve the
+// page as text/html and the browser would guess wrong.
+func htmlType(contentType string, head []byte) string {
+	_, params, err := mime.ParseMediaType(contentType)
+	cs := strings.ToLower(strings.TrimSpace(params["charset"]))
+	if err != nil || cs == "" || cs == "utf-8" || cs == "utf8" || cs == "us-ascii" || strings.ContainsAny(cs, ";\"\x00") {
+		return "text/html"
+	}
+	if bytes.Contains(bytes.ToLower(head), []byte("charset")) {
+		return "text/html"
+	}
+	return "text/html;charset=" + cs
+}
+
+// sniffWriter keeps the first 1024 bytes written, for content sniffing
+// and charset declarations.
 type sniffWriter struct {
 	w    io.Writer
 	head []byte
 }
 
 func (s *sniffWriter) Write(p []byte) (int, error) {
-	if len(s.head) < 512 {
-		s.head = append(s.head, p[:min(len(p), 512-len(s.head))]...)
+	if len(s.head) < 1024 {
+		s.head = append(s.head, p[:min(len(p), 1024-len(s.head))]...)
 	}
 	return s.w.Write(p)
 }

@@ -77,6 +77,9 @@ func sampleWARC(t testing.TB) []byte {
 	add(warcRecord(gardenURL+"/style.css", "HTTP/1.1 200 OK\nContent-Type: text/css\n",
 		[]byte(`body{background:url("img/rose.png")} h1{background:url(img/none.png)}`)))
 	add(warcRecord(gardenURL+"/img/rose.png", "HTTP/1.1 200 OK\nContent-Type: image/png\n", png))
+	// Latin-1, declared in the HTTP head only: stored with its charset
+	add(warcRecord(gardenURL+"/latin.html", "HTTP/1.1 200 OK\nContent-Type: text/html; charset=ISO-8859-1\n",
+		[]byte("<html><head><title>Caf\xe9</title></head><body>cr\xe8me <a href=\"/\">home</a></body></html>")))
 	add(warcRecord(gardenURL+"/old", "HTTP/1.1 301 Moved Permanently\nLocation: /about.html\n", nil))
 	add(warcRecord(gardenURL+"/gone.html", "HTTP/1.1 404 Not Found\nContent-Type: text/html\n", []byte("<html><body>not found</body></html>")))
 	// a second capture of the index: the first one wins
@@ -148,7 +151,7 @@ func checkCreateFromCrawl(t *testing.T, in string) {
 	if r.rc != 0 {
 		t.Fatalf("%+v", r)
 	}
-	if !strings.Contains(r.stderr, "7 entries (5 pages, 1 redirects)") {
+	if !strings.Contains(r.stderr, "8 entries (6 pages, 1 redirects)") {
 		t.Errorf("summary: %q", r.stderr)
 	}
 	zimcheckA(t, out)
@@ -191,6 +194,11 @@ func checkCreateFromCrawl(t *testing.T, in string) {
 	}
 	if mt, _ := readEntry(t, a, "garden.test/img/rose.png"); mt != "image/png" {
 		t.Errorf("rose.png: %s", mt)
+	}
+	mt, latin := readEntry(t, a, "garden.test/latin.html")
+	if e, _ := a.EntryByPath("C/garden.test/latin.html"); mt != "text/html;charset=iso-8859-1" || e.Title() != "Café" ||
+		latin != "<html><head><title>Caf\xe9</title></head><body>cr\xe8me <a href=\"index.html\">home</a></body></html>" {
+		t.Errorf("latin.html: %s %q %q", mt, e.Title(), latin)
 	}
 	// the redirect is an entry of its own
 	e, err := a.EntryByPath("C/garden.test/old.html")
