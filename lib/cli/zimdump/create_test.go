@@ -417,6 +417,8 @@ func TestCreateIllustration(t *testing.T) {
 
 // TestCreateS3: a WARC and a WACZ read from s3:// (a real versitygw), the
 // ZIM written to s3:// (a multipart upload completed only when whole).
+// zimdump runs in a child process: the store client is made once per
+// process, from the environment of the first s3:// use.
 func TestCreateS3(t *testing.T) {
 	srv := s3test.Start(t)
 	srv.Bucket(t, "coll")
@@ -429,7 +431,7 @@ func TestCreateS3(t *testing.T) {
 	if r := ours("create", "-q", "-o", want, "--main-page", gardenURL+"/", warcFile); r.rc != 0 {
 		t.Fatalf("%+v", r)
 	}
-	if r := ours("create", "-q", "-o", "s3://coll/garden.zim", "--main-page", gardenURL+"/", "s3://coll/crawl.warc.gz"); r.rc != 0 {
+	if r := viaMain(t, "create", "-q", "-o", "s3://coll/garden.zim", "--main-page", gardenURL+"/", "s3://coll/crawl.warc.gz"); r.rc != 0 {
 		t.Fatalf("%+v", r)
 	}
 	got := filepath.Join(srv.Dir, "coll", "garden.zim")
@@ -450,7 +452,7 @@ func TestCreateS3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := ours("create", "-q", "-o", "s3://coll/fromwacz.zim", "--main-page", gardenURL+"/", "s3://coll/crawl.wacz"); r.rc != 0 {
+	if r := viaMain(t, "create", "-q", "-o", "s3://coll/fromwacz.zim", "--main-page", gardenURL+"/", "s3://coll/crawl.wacz"); r.rc != 0 {
 		t.Fatalf("%+v", r)
 	}
 	zimcheckA(t, filepath.Join(srv.Dir, "coll", "fromwacz.zim"))
