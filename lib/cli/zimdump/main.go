@@ -19,6 +19,9 @@ import (
 // and moving options in front of the command (cliutil.Run's reordering)
 // would take the command for the value of "-o" or "--url".
 func Main() {
+	if len(os.Args) > 1 && os.Args[1] == "create" {
+		limitCreateMemory()
+	}
 	rc := Run(os.Args[1:], os.Stdout, os.Stderr)
 	cliutil.ReportStoreStats("zimdump", os.Stderr)
 	os.Exit(rc)
