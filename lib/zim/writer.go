@@ -514,12 +514,17 @@ func offsetTable(c *wcluster) ([]byte, bool) {
 }
 
 // newEncoder returns a compressing writer onto dst for the configured
-// compression.
-func (w *Writer) newEncoder(dst io.Writer) (io.WriteCloser, error) {
+// compression; size is what will be written (offsets and data), or -1
+// for a big blob streamed in. An XZ dictionary larger than what it
+// compresses would only cost memory: it is cut to the size.
+func (w *Writer) newEncoder(dst io.Writer, size int) (io.WriteCloser, error) {
 	if w.cfg.compression == CompressionXZ {
 		dict := 8 << 20
 		if l := w.cfg.level; l >= 0 && l <= 9 && w.cfg.level != 0 {
 			dict = []int{256 << 10, 1 << 20, 2 << 20, 4 << 20, 4 << 20, 8 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20}[l]
+		}
+		if size >= 0 {
+			dict = min(dict, max(size, 1<<12))
 		}
 		return xz.WriterConfig{CheckSum: xz.CRC32, DictCap: dict}.NewWriter(dst)
 	}
@@ -556,7 +561,7 @@ func (w *Writer) putEncoder(e io.WriteCloser) {
 func (w *Writer) compress(c *wcluster) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(c.data)/3 + 64)
-	enc, err := w.newEncoder(&buf)
+	enc, err := w.newEncoder(&buf, 4*(len(c.ends)+1)+len(c.data))
 	if err != nil {
 		return nil, err
 	}
@@ -614,7 +619,7 @@ func (w *Writer) spoolCluster(j *job) error {
 	case j.out != nil:
 		cw.Write(j.out)
 	case c.compress: // a big blob, streamed through the encoder
-		enc, err := w.newEncoder(cw)
+		enc, err := w.newEncoder(cw, -1)
 		if err != nil {
 			return err
 		}
@@ -725,21 +730,55 @@ func (w *Writer) finish() error {
 		return err
 	}
 
-	// resolve redirects; a redirect to nothing is dropped
-	for i := range w.dirents {
-		d := &w.dirents[i]
-		if !d.redirect || d.removed {
-			continue
-		}
-		t, ok := w.byPath[pathKey{'C', d.target}]
-		if !ok || w.dirents[t].removed {
-			d.removed = true
-			if int32(i) == mainDirent {
-				mainDirent = -1
+	// resolve redirects: one to nothing is dropped (as libzim does), and so
+	// are loops and the chains that lead into them (libzim would write
+	// them, zimcheck reports them), until nothing changes
+	state := make([]uint8, len(w.dirents)) // 0 new, 1 on the walked chain, 2 settled
+	for {
+		changed := false
+		for i := range w.dirents {
+			d := &w.dirents[i]
+			if !d.redirect || d.removed {
+				continue
 			}
-			continue
+			t, ok := w.byPath[pathKey{'C', d.target}]
+			if !ok || w.dirents[t].removed {
+				d.removed, changed = true, true
+				continue
+			}
+			d.tdi = t
 		}
-		d.tdi = t
+		clear(state)
+		var chain []int32
+		for i := range w.dirents {
+			if !w.dirents[i].redirect || w.dirents[i].removed || state[i] != 0 {
+				continue
+			}
+			chain = chain[:0]
+			for j := int32(i); ; j = w.dirents[j].tdi {
+				if state[j] == 1 { // back on the chain: a loop
+					for _, k := range chain {
+						w.dirents[k].removed, state[k] = true, 2
+					}
+					changed = true
+					break
+				}
+				if state[j] == 2 || !w.dirents[j].redirect || w.dirents[j].removed {
+					for _, k := range chain {
+						state[k] = 2
+					}
+					break
+				}
+				state[j] = 1
+				chain = append(chain, j)
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	if mainDirent >= 0 && w.dirents[mainDirent].removed {
+		mainDirent = -1
 	}
 	// path order
 	order := make([]int32, 0, len(w.dirents))
