@@ -339,6 +339,49 @@ func titleOr(e wentry) string {
 	return e.title
 }
 
+// TestWriterRedirectLoops: redirects in a loop, and those leading into
+// one, are dropped (libzim would write them; zimcheck reports loops), and
+// so is a main page among them.
+func TestWriterRedirectLoops(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, WithTempDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddEntry("page.html", "Page", "text/html", strings.NewReader("<p>x</p>"), true)
+	for _, r := range [][2]string{{"self", "self"}, {"a", "b"}, {"b", "c"}, {"c", "a"}, {"into", "a"}, {"ok1", "ok2"}, {"ok2", "page.html"}} {
+		if err := w.AddRedirect(r[0], "", r[1], false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.SetMainPage("into")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"self", "a", "b", "c", "into"} {
+		if _, err := a.EntryByPath("C/" + p); err == nil {
+			t.Errorf("C/%s kept", p)
+		}
+	}
+	e, err := a.EntryByPath("C/ok1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := a.Resolve(e); err != nil || r.Path != "page.html" {
+		t.Errorf("ok1 resolves to %v %v", r, err)
+	}
+	if a.Header().HasMainPage() {
+		t.Error("main page kept though it is in a loop")
+	}
+	if ps := a.Check(CheckOptions{Checksum: true}); len(ps) > 0 {
+		t.Error(ps)
+	}
+}
+
 func TestWriterErrors(t *testing.T) {
 	w, err := NewWriter(&bytes.Buffer{}, WithTempDir(t.TempDir()))
 	if err != nil {
