@@ -70,6 +70,8 @@ func TestExitCodes(t *testing.T) {
 		{"zimdump", []string{"bogus"}, 2},
 		{"zimdump", []string{"list", "--bogus", zim}, 2},
 		{"zimdump", []string{"dump", zim}, 2}, // no --dir
+		{"zimdump", []string{"create", "-o", filepath.Join(t.TempDir(), "c.zim"), missing}, 1},
+		{"zimdump", []string{"create", missing}, 2}, // no -o
 
 		{"mirrorget", []string{"-q", "-o", filepath.Join(dir, "m.arc.gz"), site.URL + "/"}, 0},
 		{"mirrorget", []string{"-q", "-o", filepath.Join(dir, "m2.arc.gz"), "http://127.0.0.1:1/"}, 1},

@@ -14,6 +14,10 @@
 #   zimdump    zimdump list --details vs openzim zimdump              <= 0.5
 #              zimdump dump           vs openzim zimdump, on tmpfs    <= 0.5
 #              and on a fresh ext4 per run (root) or in BENCH_DIR     <= 0.5
+#   zimwrite   zimdump create vs openzim zimwriterfs -j (no full-text
+#              index, which create does not make either), both zstd, on
+#              the folder `zimdump dump` makes of the zimdump section's
+#              ZIM                                                     <= 0.5
 #   mirrorget  mirrorget vs wget -r -p (one connection)    <= 0.5 and finds
 #              mirrorget vs httrack        every URL both peers find (informative)
 #   htcache    htcache export vs `unzip -p new.zip | gzip -6`         (informative)
@@ -69,7 +73,7 @@ IN=$BENCH_DIR/in   # cached inputs
 R=$BENCH_DIR/run   # outputs of this run
 WARCIO=scripts/npm/node_modules/.bin/warcio
 OPENZIM=/usr/bin/zimdump
-SECTIONS=(arc2warc waczpack zimdump mirrorget htcache storage workers)
+SECTIONS=(arc2warc waczpack zimdump zimwrite mirrorget htcache storage workers)
 
 mkdir -p "$IN" "$R"
 ROWS=$R/rows.tsv CMDS=$R/commands.txt NOTES=$R/notes.txt
@@ -314,15 +318,21 @@ drop_ext4() {
   umount "$ZIM_EXT4" 2>/dev/null || true
   rm -f /dev/shm/arcport-bench-ext4.img
 }
-bench_zimdump() {
-  need_bin zimdump || return 1
-  [ -x "$OPENZIM" ] || { log "$OPENZIM missing: apt install zim-tools"; return 1; }
+# gen_zim: path of the cached ZIM_ARTICLES-article ZIM (python3-libzim).
+gen_zim() {
   local zim=$IN/zim-$ZIM_ARTICLES.zim
   if [ ! -s "$zim" ]; then
     log "generating $zim ($ZIM_ARTICLES articles, python3-libzim; minutes)"
     /usr/bin/python3 testdata/zim/gen/make_zim.py bench "$zim.tmp" "$ZIM_ARTICLES" >/dev/null 2>&1
     mv "$zim.tmp" "$zim"
   fi
+  echo "$zim"
+}
+bench_zimdump() {
+  need_bin zimdump || return 1
+  [ -x "$OPENZIM" ] || { log "$OPENZIM missing: apt install zim-tools"; return 1; }
+  local zim
+  zim=$(gen_zim)
   local entries input same=identical
   entries=$("$B/zimdump" info "$zim" | sed -n 's/^count-entries: //p')
   input="ZIM $(mib "$(stat -c %s "$zim")") MiB, $entries entries"
@@ -365,6 +375,48 @@ bench_zimdump() {
       "output in $R (not root: no fresh file system per run)"
     rm -rf "$R"/zimdump-out-* "$R"/openzim-out-*
   fi
+}
+
+# zimwrite: the ZIM of the zimdump section dumped by openzim's zimdump
+# (ZIM_ARTICLES HTML articles without extension, 10% PNG images, redirects
+# as HTML files), plus a 48x48 illustration, packed again by both writers
+# with zstd and the same main page and metadata. zimwriterfs runs with -j:
+# no Xapian full-text index (zimdump create makes none). Both outputs must
+# hold the same number of entries; zimcheck -A must pass on ours.
+bench_zimwrite() {
+  need_bin zimdump || return 1
+  [ -x "$OPENZIM" ] || { log "$OPENZIM missing: apt install zim-tools"; return 1; }
+  have zimwriterfs || { log "zimwriterfs missing: apt install zim-tools"; return 1; }
+  local zim dir=$IN/zimdir-$ZIM_ARTICLES
+  zim=$(gen_zim)
+  if [ ! -s "$dir/illustration.png" ]; then
+    log "dumping $zim into $dir (openzim zimdump dump)"
+    rm -rf "$dir" "$dir.tmp"
+    "$OPENZIM" dump --dir="$dir.tmp" "$zim" >/dev/null
+    /usr/bin/python3 -c '
+import struct, sys, zlib
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+raw = b"".join(b"\0" + bytes([90, 140, 60] * 48) for _ in range(48))
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 48, 48, 8, 2, 0, 0, 0))
+    + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))' "$dir.tmp/illustration.png"
+    mv "$dir.tmp" "$dir"
+  fi
+  local files input meta="-l eng -t bench -d bench -c arcport -p arcport"
+  files=$(find "$dir" -type f | wc -l)
+  input="folder of $files files, $(du -sm "$dir" | cut -f1) MiB"
+  local ours="$B/zimdump create -q -o $R/zimwrite-ours.zim --main-page A/Article_0 --illustration $dir/illustration.png --language eng --title bench --description bench --creator arcport --publisher arcport $dir"
+  local peer="rm -f $R/zimwrite-peer.zim; zimwriterfs -j -w A/Article_0 -I illustration.png $meta $dir $R/zimwrite-peer.zim"
+  bench_pair zimwrite "$ours" zimwriterfs "$peer"
+  local n1 n2 ok=yes check=pass
+  n1=$("$OPENZIM" info "$R/zimwrite-ours.zim" | sed -n 's/^count-entries: //p')
+  n2=$("$OPENZIM" info "$R/zimwrite-peer.zim" | sed -n 's/^count-entries: //p')
+  [ "$n1" = "$n2" ] || ok=no
+  if have zimcheck && ! zimcheck -A "$R/zimwrite-ours.zim" >"$R/zimcheck.log" 2>&1; then
+    ok=no check="FAIL (see $R/zimcheck.log)"
+  fi
+  add_row "zimdump create vs zimwriterfs -j" "$input" zimwrite "$ours" zimwriterfs "$peer" 0.5 "$ok" \
+    "entries: arcport $n1, zimwriterfs $n2; sizes: arcport $(mib "$(stat -c %s "$R/zimwrite-ours.zim")") MiB, zimwriterfs $(mib "$(stat -c %s "$R/zimwrite-peer.zim")") MiB (zstd: klauspost best vs libzim level 19); zimcheck -A on arcport's: $check"
+  rm -f "$R/zimwrite-ours.zim" "$R/zimwrite-peer.zim"
 }
 
 # urls_* DIR-or-FILE: the URLs a crawl fetched with a 2xx/3xx status, sorted.

@@ -33,6 +33,13 @@ step "zimdump: inspect a bundled ZIM"
 run zimdump info testdata/zim/nons/small.zim
 run "zimdump list --details testdata/zim/nons/small.zim | head -20"
 
+step "zimdump create: the garden copy and its crawl as ZIMs for Kiwix"
+run zimdump create -o $out/mirror.zim -v $out/mirror
+run zimdump create -o $out/site.zim --title "'Garden Club'" --main-page $url -v $out/site.wacz
+run zimdump info $out/site.zim
+run zimdump check $out/site.zim
+echo "(open them with: kiwix-serve --port 8080 $out/site.zim $out/mirror.zim)"
+
 step "htcache: read a real HTTrack cache and migrate it"
 run htcache info testdata/htcache/garden
 run htcache ls testdata/htcache/garden

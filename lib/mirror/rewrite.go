@@ -31,6 +31,11 @@ type Rewriter struct {
 	// (members099b.html?sort=name), as HTTrack does; browsers ignore it for
 	// local files. Off, local links carry no query.
 	KeepQuery bool
+	// TargetFunc, when set, replaces Target: it returns the unescaped
+	// value for link l of the document at docPath (Rewrite escapes it with
+	// links.Link.Encode). A ZIM writer uses it to link captured URLs by
+	// their entry path and uncaptured ones by their live URL.
+	TargetFunc func(docPath string, l *links.Link) string
 }
 
 // Target returns the value that replaces link l in the document saved at
@@ -108,7 +113,13 @@ func (rw *Rewriter) RewriteFrom(dst io.Writer, src io.Reader, docPath string, ex
 			failed = fmt.Errorf("mirror: %s: link %d at offset %d: %w", docPath, i, l.Start, errUnexpectedEOF(err))
 			return failed
 		}
-		m, err := bw.WriteString(l.Encode(rw.Target(docPath, &l)))
+		var v string
+		if rw.TargetFunc != nil {
+			v = rw.TargetFunc(docPath, &l)
+		} else {
+			v = rw.Target(docPath, &l)
+		}
+		m, err := bw.WriteString(l.Encode(v))
 		written += int64(m)
 		if err != nil {
 			failed = err

@@ -1,4 +1,4 @@
-// Package zim reads openZIM archives (../shared/specs/zim-file-format.txt,
+// Package zim reads and writes openZIM archives (../shared/specs/zim-file-format.txt,
 // the "ZIM file format" page of openzim.org, both the new C/M/W/X namespace
 // scheme and the old A/I/M/- one).
 //
@@ -16,4 +16,9 @@
 // offset read from the file is checked before use: a hostile archive gives
 // an error naming the file and the byte offset, never a panic or an
 // allocation sized by the file.
+//
+// A Writer writes archives as libzim 9's Creator does (format 6.2, new
+// namespace scheme, zstd or XZ clusters, title listings v0 and v1,
+// M/Counter, W/mainPage, MD5 checksum), streaming blob data through
+// unnamed temporary files; see writer.go.
 package zim

@@ -52,6 +52,9 @@ const extUsage = `arcport extensions:
   zimdump warc --spool-max=SIZE <file>   largest entry to take (default 4G); entries over
                                          1 MiB are spooled to an unnamed file in $TMPDIR
   --offset=N [--size=N]                  read an archive embedded at byte N of <file>
+  zimdump create -o FILE.zim [options] INPUT
+                                         write a ZIM from a folder, a WARC/ARC, a WACZ or
+                                         an HTTrack hts-cache (zimdump create --help)
 `
 
 // longOpts are the long options, in docopt's order (for prefix errors).

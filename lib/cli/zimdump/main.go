@@ -19,6 +19,9 @@ import (
 // and moving options in front of the command (cliutil.Run's reordering)
 // would take the command for the value of "-o" or "--url".
 func Main() {
+	if len(os.Args) > 1 && os.Args[1] == "create" {
+		limitCreateMemory()
+	}
 	rc := Run(os.Args[1:], os.Stdout, os.Stderr)
 	cliutil.ReportStoreStats("zimdump", os.Stderr)
 	os.Exit(rc)
@@ -47,6 +50,10 @@ type env struct {
 // the exit status: 0 on success, 2 for bad usage (openzim: 255), 1 for any
 // other failure (openzim: 1, 2 or 255).
 func Run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "create" {
+		// not an openzim command: arcport's conventions throughout
+		return runCreate(args[1:], stdout, stderr)
+	}
 	return Status(run(args, stdout, stderr))
 }
 
