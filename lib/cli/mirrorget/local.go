@@ -484,6 +484,7 @@ func (m *localMirror) save(cp *crawl.Capture) error {
 	if m.warc {
 		meta.Extra = warcLines(cp)
 	}
+	aliased := false
 	switch {
 	case st == 304:
 		return m.keep(cp)
@@ -496,6 +497,8 @@ func (m *localMirror) save(cp *crawl.Capture) error {
 			if l.Redirect && l.Taken && l.Canonical != "" {
 				if err := m.namer.Alias(cp.URL, l.Canonical); err != nil {
 					m.logf("%s: %v", cp.URL, err)
+				} else {
+					aliased = true
 				}
 			}
 		}
@@ -516,7 +519,11 @@ func (m *localMirror) save(cp *crawl.Capture) error {
 			return m.saveFile(cp, meta)
 		}
 	}
-	m.unsave(cp.URL)
+	if !aliased {
+		// (an aliased URL's name is now its target's: a redirect from
+		// /index.html to / must not take the start page's file away)
+		m.unsave(cp.URL)
+	}
 	m.discard(cp)
 	return m.addEntry(cp.URL, meta, nil)
 }
