@@ -34,7 +34,8 @@ type File struct {
 	tmpDir string
 	memMax int
 	base   int64    // output offset of the window's first byte
-	mem    []byte   // the window, when in memory
+	mem    []byte   // the window is mem[head:], when in memory
+	head   int      // released bytes at the front of mem, dropped lazily
 	spill  *os.File // the window from base, when it outgrew memMax
 	size   int64    // bytes written in all (the window ends here)
 	pos    int64    // where the next Write goes
@@ -66,7 +67,7 @@ func (f *File) Write(p []byte) (int, error) {
 	if f.pos != f.size {
 		return 0, fmt.Errorf("tailfile: write at %d, not at the end (%d)", f.pos, f.size)
 	}
-	if f.spill == nil && len(f.mem)+len(p) > f.memMax {
+	if f.spill == nil && len(f.mem)-f.head+len(p) > f.memMax {
 		if err := f.toDisk(); err != nil {
 			return 0, err
 		}
@@ -76,6 +77,12 @@ func (f *File) Write(p []byte) (int, error) {
 		f.size += int64(n)
 		f.pos = f.size
 		return n, err
+	}
+	if f.head > 0 && cap(f.mem)-len(f.mem) < len(p) {
+		// make room by moving the window to the front: once per
+		// buffer's worth of writes, not at every Release
+		n := copy(f.mem, f.mem[f.head:])
+		f.mem, f.head = f.mem[:n], 0
 	}
 	f.mem = append(f.mem, p...)
 	f.size += int64(len(p))
@@ -90,11 +97,11 @@ func (f *File) toDisk() error {
 		return err
 	}
 	os.Remove(t.Name()) // unlinked: gone with the process, whatever ends it
-	if _, err := t.Write(f.mem); err != nil {
+	if _, err := t.Write(f.mem[f.head:]); err != nil {
 		t.Close()
 		return err
 	}
-	f.spill, f.mem = t, nil
+	f.spill, f.mem, f.head = t, nil, 0
 	return nil
 }
 
@@ -114,7 +121,7 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	if f.spill != nil {
 		n, err = f.spill.ReadAt(p[:n], off-f.base)
 	} else {
-		copy(p, f.mem[off-f.base:])
+		copy(p, f.mem[f.head+int(off-f.base):])
 	}
 	if err == nil && n < len(p) {
 		err = io.EOF
@@ -137,7 +144,7 @@ func (f *File) Truncate(size int64) error {
 			return err
 		}
 	} else {
-		f.mem = f.mem[:size-f.base]
+		f.mem = f.mem[:f.head+int(size-f.base)]
 	}
 	f.size = size
 	return nil
@@ -177,12 +184,14 @@ func (f *File) Release(off int64) error {
 	}
 	n := off - f.base
 	if f.spill == nil {
-		if _, err := f.w.Write(f.mem[:n]); err != nil {
+		if _, err := f.w.Write(f.mem[f.head : f.head+int(n)]); err != nil {
 			f.err = err
 			return err
 		}
-		rest := copy(f.mem, f.mem[n:])
-		f.mem = f.mem[:rest]
+		f.head += int(n)
+		if f.head == len(f.mem) {
+			f.mem, f.head = f.mem[:0], 0
+		}
 		f.base = off
 		return nil
 	}
@@ -198,14 +207,14 @@ func (f *File) Release(off int64) error {
 	f.spill = nil
 	f.base = off
 	if rest <= int64(f.memMax) {
-		f.mem = make([]byte, rest)
+		f.mem, f.head = make([]byte, rest), 0
 		_, err := old.ReadAt(f.mem, n)
 		if err == io.EOF && rest == 0 {
 			err = nil
 		}
 		return err
 	}
-	f.mem = nil
+	f.mem, f.head = nil, 0
 	if err := f.toDisk(); err != nil {
 		return err
 	}
