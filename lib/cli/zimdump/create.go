@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"io/fs"
 	"math"
@@ -674,11 +675,21 @@ func (s *site) mainPage(want string) (int, error) {
 		}
 		return 0, fmt.Errorf("%s: --main-page %q: no such entry or capture", s.name, want)
 	}
-	// a folder's top index.html, unless it is a mirrorget index listing
-	// no page; then a site's index.html one level down
+	// a folder's top index.html, unless it is the index mirrorget writes
+	// (a list of the start URLs): then the first start page it lists, or,
+	// when it lists none, a site's index.html one level down
 	for i := range s.caps {
-		if s.caps[i].path == "index.html" && !s.emptyIndex(&s.caps[i]) {
+		if s.caps[i].path != "index.html" {
+			continue
+		}
+		first, isMG := s.mirrorgetIndex(&s.caps[i])
+		if !isMG {
 			return i, nil
+		}
+		for j := range s.caps {
+			if first != "" && s.caps[j].path == first {
+				return j, nil
+			}
 		}
 	}
 	for i := range s.caps {
@@ -692,18 +703,33 @@ func (s *site) mainPage(want string) (int, error) {
 	return 0, nil
 }
 
-// emptyIndex reports whether cp is the top index mirrorget writes, with
-// no link in it (as when none of the start URLs was saved).
-func (s *site) emptyIndex(cp *capture) bool {
+// mirrorgetIndex reports whether cp is the top index mirrorget writes,
+// and the path of the first page it lists ("" if none).
+func (s *site) mirrorgetIndex(cp *capture) (string, bool) {
 	r, err := s.open(cp)
 	if err != nil {
-		return false
+		return "", false
 	}
 	defer r.Close()
 	b := make([]byte, 64<<10)
 	n, _ := io.ReadFull(r, b)
-	return bytes.Contains(b[:n], []byte("<!-- mirrorget index -->")) && !bytes.Contains(b[:n], []byte("<a "))
+	b = b[:n]
+	if !bytes.Contains(b, []byte("<!-- mirrorget index -->")) {
+		return "", false
+	}
+	m := mirrorgetIndexLink.FindSubmatch(b)
+	if m == nil {
+		return "", true
+	}
+	p, err := url.PathUnescape(html.UnescapeString(string(m[1])))
+	if err != nil {
+		return "", true
+	}
+	return p, true
 }
+
+// mirrorgetIndexLink is a start page's line in mirrorget's top index.
+var mirrorgetIndexLink = regexp.MustCompile(`<li><a href="([^"]+)">`)
 
 func mustKey(u string) string {
 	k, _ := mirror.URLKey(u)
