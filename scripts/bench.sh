@@ -8,9 +8,16 @@
 #
 # Sections and their rows (target = arcport time / peer time):
 #   arc2warc   arc2warc vs `zcat in.arc.gz | gzip -6 > /dev/null`    <= 0.35
+#              arc2warc vs floor `zcat in.arc.gz | sha1sum`          <= 1.15
+#              (read + inflate + one SHA-1 in one pass; no deflate)
+#              arc2warc vs `zcat in.arc.gz | pigz -6 > /dev/null`    (informative)
 #   waczpack   waczpack create vs warcio.js cdx-index                 <= 0.25
+#              waczpack create vs floor `sha256sum in.warc.gz`        <= 1.5
+#              waczpack create vs js-wacz create                      (informative)
 #              waczpack index  vs warcio.js cdx-index                 (informative)
+#              waczpack index  vs waczpack create                     <= 1.0
 #              waczpack check  vs waczpack index (digests recomputed)  <= 1.5
+#              waczpack check  vs `zcat in.warc.gz > /dev/null`       (informative)
 #   zimdump    zimdump list --details vs openzim zimdump              <= 0.5
 #              zimdump dump           vs openzim zimdump, on tmpfs    <= 0.5
 #              and on a fresh ext4 per run (root) or in BENCH_DIR     <= 0.5
@@ -27,16 +34,24 @@
 #              waczpack create s3:// -> s3:// vs local -> local           <= 1.3
 #              waczpack get s3:// (one capture) vs local                  (informative;
 #              requests and bytes in the notes, from ARCPORT_STORE_STATS)
+#   memory     only when named (it generates a ~2 GB WARC.gz, minutes);
+#              targets on arcport's max RSS, <= 100 MiB (time informative):
+#              waczpack create of a ~2 GB WARC.gz vs `sha256sum IN`
+#              waczpack create of 10,000 small WARC.gz vs `sha256sum IN...`
+#              waczpack index -j 2 --zipnum OUT/ of them vs warcio.js
+#              cdx-index of every file + sort
 #
 # Environment:
 #   BENCH_REPEAT   runs per command, the median is reported (default 3;
-#                  2 in quick mode). Runs of arcport and peer alternate.
+#                  2 in quick mode). Runs of arcport and peer alternate
+#                  (with more commands, each run starts with the next one).
 #   HTTRACK_REPEAT runs of httrack (default 1: it takes minutes, see below)
 #   BENCH_QUICK=1  small inputs under $BENCH_DIR/quick
 #   BENCH_DIR      inputs (cached, deterministic) and outputs (default out/bench)
 #   BIN_DIR        arcport binaries (default bin, from `make build`)
 #
 # Inputs are generated once and reused: scripts/arcgen (ARC.gz and WARC.gz),
+# scripts/gzsplit (the WARC.gz cut into small files at gzip members),
 # testdata/zim/gen/make_zim.py (python3-libzim), testdata/crawl/benchsite
 # (a 1000-page site served on loopback with 5 ms latency per request), and a
 # real HTTrack cache made by running httrack once on that site.
@@ -57,12 +72,15 @@ if [ "$QUICK" = 1 ]; then
   BENCH_DIR=${BENCH_DIR:-out/bench/quick}
   REPEAT=${BENCH_REPEAT:-2}
   ARC_RECORDS=400 WARC_RECORDS=400 ZIM_ARTICLES=2000 SITE_PAGES=40
+  MEM_RECORDS=2000 MEM_FILES=200
 else
   BENCH_DIR=${BENCH_DIR:-out/bench}
   REPEAT=${BENCH_REPEAT:-3}
   ARC_RECORDS=20000 WARC_RECORDS=20000 ZIM_ARTICLES=100000 SITE_PAGES=1000
+  MEM_RECORDS=200000 MEM_FILES=10000
 fi
 HT_REPEAT=${HTTRACK_REPEAT:-1}
+RSS_TARGET=100 # MiB, the memory section's rows
 SITE_LATENCY=5ms
 B=${BIN_DIR:-bin}
 IN=$BENCH_DIR/in   # cached inputs
@@ -344,6 +362,68 @@ bench_waczpack() {
   add_row "waczpack check vs zcat > /dev/null" "$input" \
     wacz-check "$check" wacz-zcat "$zc" - yes \
     "context: zcat inflates every member on one core, the inflate alone in check; check runs shared with the row above"
+}
+
+# gen_split N: folder of N small WARC.gz files cut at gzip member
+# boundaries (scripts/gzsplit) from the cached WARC_RECORDS-record WARC.gz
+# (made if absent): the same records, a few each.
+gen_split() {
+  local n=$1 src d
+  src=$(gen_arc warc "$WARC_RECORDS")
+  d="$IN/warc-$WARC_RECORDS-x$n"
+  if [ ! -d "$d" ]; then
+    log "splitting $src into $n files at gzip member boundaries (scripts/gzsplit)"
+    go run ./scripts/gzsplit -n "$n" -o "$d" "$src" >&2
+  fi
+  echo "$d"
+}
+
+# memory (only when named: `scripts/bench.sh memory`; generating the ~2 GB
+# input takes minutes): max RSS must stay flat in input size, at most
+# RSS_TARGET MiB (100) for waczpack create of a ~2 GB WARC.gz
+# (MEM_RECORDS records) and of MEM_FILES small WARC.gz files (the waczpack
+# section's input cut at gzip member boundaries), and for waczpack index
+# --zipnum of those files. Time peers: the sha256sum floor of the create
+# rows in the waczpack section, and warcio.js cdx-index of every file +
+# sort for the cluster (xargs hands warcio 500 files a process, two
+# processes at a time as -j 2: 10,000 node start-ups would time node).
+bench_memory() {
+  need_bin waczpack || return 1
+  local big dir
+  big=$(gen_arc warc "$MEM_RECORDS")
+  dir=$(gen_split "$MEM_FILES")
+  rm -rf "$R"/mem-zipnum-* "$R"/mem-warcio-*
+  local create="$B/waczpack create -q -o $R/mem-big.wacz $big"
+  local floor="sha256sum $big > /dev/null"
+  bench_set mem-big "$create" mem-big-floor "$floor"
+  RSS_MAX=$RSS_TARGET add_row "waczpack create (big) vs sha256sum" \
+    "WARC.gz $(mib "$(stat -c %s "$big")") MiB, $MEM_RECORDS rec" \
+    mem-big "$create" mem-big-floor "$floor" - yes \
+    "time vs the floor informative here (target in the waczpack section); WACZ $(mib "$(stat -c %s "$R/mem-big.wacz")") MiB"
+  rm -f "$R/mem-big.wacz"
+
+  local files bytes input
+  files=$(find "$dir" -name '*.warc.gz' | wc -l)
+  bytes=$(du -sb "$dir" | cut -f1)
+  input="$files WARC.gz, $(mib "$bytes") MiB, $WARC_RECORDS rec"
+  create="$B/waczpack create -q -o $R/mem-many.wacz $dir/*.warc.gz"
+  floor="sha256sum $dir/*.warc.gz > /dev/null"
+  local index="$B/waczpack index -j 2 --zipnum $R/mem-zipnum-{RUN}/ $dir/*.warc.gz"
+  local w="$R/mem-warcio-{RUN}"
+  local peer="rm -rf $w && mkdir $w && printf '%s\\n' $dir/*.warc.gz | xargs -P 2 -n 500 sh -c '$WARCIO cdx-index \"\$@\" > \$(mktemp -p $w)' sh && LC_ALL=C sort $w/* > $w.cdxj"
+  bench_set mem-many "$create" mem-many-floor "$floor" mem-zipnum "$index" mem-warcio "$peer"
+  local valid=ok
+  "$B/waczpack" validate "$R/mem-many.wacz" >"$R/validate-many.txt" 2>&1 || valid="FAILED (see $R/validate-many.txt)"
+  RSS_MAX=$RSS_TARGET add_row "waczpack create x$files vs sha256sum" "$input" \
+    mem-many "$create" mem-many-floor "$floor" - yes \
+    "waczpack validate on the WACZ: $valid"
+  local nz nw
+  nz=$(cat "$R"/mem-zipnum-1/cdx-*.gz | zcat | wc -l)
+  nw=$(wc -l <"$R/mem-warcio-1.cdxj")
+  RSS_MAX=$RSS_TARGET add_row "waczpack index --zipnum vs warcio" "$input" \
+    mem-zipnum "$index" mem-warcio "$peer" - yes \
+    "CDXJ lines: zipnum cluster $nz, warcio sorted $nw; warcio gets 500 files a process, 2 processes at a time (xargs -P 2), sort LC_ALL=C"
+  rm -rf "$R"/mem-zipnum-[2-9] "$R"/mem-warcio-*
 }
 
 # tree_sum DIR: "FILES BYTES MD5" of the regular files under DIR (the md5
@@ -632,9 +712,9 @@ header() {
   cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
   echo "arcport benchmarks -- $(date -u '+%Y-%m-%d %H:%M UTC') -- $(nproc) CPUs ($cpu), $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM"
   echo "load average at start: $LOAD_START; at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "arcport $(git describe --tags --always --dirty 2>/dev/null || echo ?); peers: $(gzip --version | head -1), warcio.js $(node -p "require('./scripts/npm/node_modules/warcio/package.json').version" 2>/dev/null || echo ?), openzim zimdump $($OPENZIM --version 2>/dev/null | head -1 | awk '{print $NF}'), $(wget --version 2>/dev/null | head -1 | awk '{print $1, $2, $3}'), httrack $(httrack --version 2>/dev/null | awk '{print $3}' | head -1)"
+  echo "arcport $(git describe --tags --always --dirty 2>/dev/null || echo ?); peers: $(gzip --version | head -1), warcio.js $(node -p "require('./scripts/npm/node_modules/warcio/package.json').version" 2>/dev/null || echo ?), js-wacz $(node -p "require('./scripts/npm/node_modules/@harvard-lil/js-wacz/package.json').version" 2>/dev/null || echo ?), $(pigz --version 2>&1 | head -1), openzim zimdump $($OPENZIM --version 2>/dev/null | head -1 | awk '{print $NF}'), $(wget --version 2>/dev/null | head -1 | awk '{print $1, $2, $3}'), httrack $(httrack --version 2>/dev/null | awk '{print $3}' | head -1)"
   echo "runs: $REPEAT per command (median; httrack: $HT_REPEAT)$([ "$QUICK" = 1 ] && echo '; QUICK MODE: small inputs, figures meaningless')"
-  echo "times: median wall seconds (CPU user+sys seconds); ratio = arcport wall / peer wall (targets apply to it); cpu ratio = arcport cpu / peer cpu; RSS = max resident MiB, arcport/peer"
+  echo "times: median wall seconds (CPU user+sys seconds); ratio = arcport wall / peer wall (targets apply to it); cpu ratio = arcport cpu / peer cpu; RSS = max resident MiB, arcport/peer; a row with an RSS target (note) is met only if arcport's max RSS is within it"
 }
 
 table() {
@@ -658,7 +738,7 @@ main() {
   local s status=0
   [ $# -gt 0 ] || set -- "${SECTIONS[@]}"
   for s in "$@"; do
-    declare -F "bench_$s" >/dev/null || { echo "bench.sh: no section $s (have: ${SECTIONS[*]})" >&2; exit 2; }
+    declare -F "bench_$s" >/dev/null || { echo "bench.sh: no section $s (have: ${SECTIONS[*]}; memory, only when named)" >&2; exit 2; }
   done
   LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
   for s in "$@"; do
