@@ -89,6 +89,9 @@ func main() {
 		ext = filepath.Base(in)[i:]
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(*dir), filepath.Base(*dir)+".tmp")
+	if err == nil {
+		err = os.Chmod(tmp, 0o755) // MkdirTemp makes it 0700
+	}
 	if err != nil {
 		log.Fatalf("gzsplit: %v", err)
 	}
