@@ -53,7 +53,11 @@ func memberEnds(path string) ([]int64, error) {
 	for {
 		zr.Multistream(false)
 		if _, err := io.Copy(io.Discard, zr); err != nil {
-			return nil, fmt.Errorf("%s: member %d: %v", path, len(ends), err)
+			var start int64
+			if len(ends) > 0 {
+				start = ends[len(ends)-1]
+			}
+			return nil, fmt.Errorf("%s: member %d at offset %d: %v", path, len(ends), start, err)
 		}
 		end := cr.n - int64(br.Buffered())
 		ends = append(ends, end)
