@@ -8,9 +8,16 @@
 #
 # Sections and their rows (target = arcport time / peer time):
 #   arc2warc   arc2warc vs `zcat in.arc.gz | gzip -6 > /dev/null`    <= 0.35
+#              arc2warc vs floor `zcat in.arc.gz | sha1sum`          <= 1.15
+#              (read + inflate + one SHA-1 in one pass; no deflate)
+#              arc2warc vs `zcat in.arc.gz | pigz -6 > /dev/null`    (informative)
 #   waczpack   waczpack create vs warcio.js cdx-index                 <= 0.25
+#              waczpack create vs floor `sha256sum in.warc.gz`        <= 1.5
+#              waczpack create vs js-wacz create                      (informative)
 #              waczpack index  vs warcio.js cdx-index                 (informative)
+#              waczpack index  vs waczpack create                     <= 1.0
 #              waczpack check  vs waczpack index (digests recomputed)  <= 1.5
+#              waczpack check  vs `zcat in.warc.gz > /dev/null`       (informative)
 #   zimdump    zimdump list --details vs openzim zimdump              <= 0.5
 #              zimdump dump           vs openzim zimdump, on tmpfs    <= 0.5
 #              and on a fresh ext4 per run (root) or in BENCH_DIR     <= 0.5
@@ -31,16 +38,24 @@
 #              waczpack create s3:// -> s3:// vs local -> local           <= 1.3
 #              waczpack get s3:// (one capture) vs local                  (informative;
 #              requests and bytes in the notes, from ARCPORT_STORE_STATS)
+#   memory     only when named (it generates a ~2 GB WARC.gz, minutes);
+#              targets on arcport's max RSS, <= 100 MiB (time informative):
+#              waczpack create of a ~2 GB WARC.gz vs `sha256sum IN`
+#              waczpack create of 10,000 small WARC.gz vs `sha256sum IN...`
+#              waczpack index -j 2 --zipnum OUT/ of them vs warcio.js
+#              cdx-index of every file + sort
 #
 # Environment:
 #   BENCH_REPEAT   runs per command, the median is reported (default 3;
-#                  2 in quick mode). Runs of arcport and peer alternate.
+#                  2 in quick mode). Runs of arcport and peer alternate
+#                  (with more commands, each run starts with the next one).
 #   HTTRACK_REPEAT runs of httrack (default 1: it takes minutes, see below)
 #   BENCH_QUICK=1  small inputs under $BENCH_DIR/quick
 #   BENCH_DIR      inputs (cached, deterministic) and outputs (default out/bench)
 #   BIN_DIR        arcport binaries (default bin, from `make build`)
 #
 # Inputs are generated once and reused: scripts/arcgen (ARC.gz and WARC.gz),
+# scripts/gzsplit (the WARC.gz cut into small files at gzip members),
 # testdata/zim/gen/make_zim.py (python3-libzim), testdata/crawl/benchsite
 # (a 1000-page site served on loopback with 5 ms latency per request), and a
 # real HTTrack cache made by running httrack once on that site.
@@ -61,17 +76,21 @@ if [ "$QUICK" = 1 ]; then
   BENCH_DIR=${BENCH_DIR:-out/bench/quick}
   REPEAT=${BENCH_REPEAT:-2}
   ARC_RECORDS=400 WARC_RECORDS=400 ZIM_ARTICLES=2000 SITE_PAGES=40
+  MEM_RECORDS=2000 MEM_FILES=200
 else
   BENCH_DIR=${BENCH_DIR:-out/bench}
   REPEAT=${BENCH_REPEAT:-3}
   ARC_RECORDS=20000 WARC_RECORDS=20000 ZIM_ARTICLES=100000 SITE_PAGES=1000
+  MEM_RECORDS=200000 MEM_FILES=10000
 fi
 HT_REPEAT=${HTTRACK_REPEAT:-1}
+RSS_TARGET=100 # MiB, the memory section's rows
 SITE_LATENCY=5ms
 B=${BIN_DIR:-bin}
 IN=$BENCH_DIR/in   # cached inputs
 R=$BENCH_DIR/run   # outputs of this run
 WARCIO=scripts/npm/node_modules/.bin/warcio
+JSWACZ=scripts/npm/node_modules/.bin/js-wacz
 OPENZIM=/usr/bin/zimdump
 SECTIONS=(arc2warc waczpack zimdump zimwrite mirrorget htcache storage workers)
 
@@ -119,6 +138,25 @@ failed() {
   done
 }
 
+# bench_set KEY CMD [KEY CMD ...]: REPEAT runs of each command; run i starts
+# with the i-th command (in turn), so no command always runs first or last.
+bench_set() {
+  local keys=() cmds=() n i j k
+  while [ $# -ge 2 ]; do
+    keys+=("$1") cmds+=("$2")
+    rm -f "$R/$1.t" "$R/$1.err"
+    shift 2
+  done
+  n=${#keys[@]}
+  for ((i = 1; i <= REPEAT; i++)); do
+    for ((j = 0; j < n; j++)); do
+      k=$(((i - 1 + j) % n))
+      log "${keys[k]} run $i/$REPEAT"
+      run_once "${keys[k]}" "$i" "${cmds[k]}"
+    done
+  done
+}
+
 # bench_pair KEY_OURS CMD_OURS KEY_PEER CMD_PEER [PEER_RUNS]: REPEAT runs of
 # each (PEER_RUNS of the peer), alternating which goes first.
 bench_pair() {
@@ -138,9 +176,12 @@ bench_pair() {
 # add_row NAME INPUT KEY_OURS CMD_OURS KEY_PEER CMD_PEER TARGET [EXTRA_OK] [NOTE]
 # TARGET is a maximum ratio or "-" (informative). EXTRA_OK=no fails the row
 # whatever the ratio (e.g. URLs missed). Commands are printed with run 1.
+# RSS_MAX=MiB (environment) is a second target: arcport's max RSS over all
+# its runs must not exceed it (met is yes only if both targets hold; the
+# note starts with the RSS target and the figure).
 add_row() {
   local name=$1 input=$2 ko=$3 co=$4 kp=$5 cp=$6 target=$7 extra=${8:-yes} note=${9:-}
-  local ow oc pw pc ratio cratio met f
+  local ow oc pw pc ratio cratio met f rss
   ow=$(median "$R/$ko.t" 1) oc=$(median "$R/$ko.t" 2)
   pw=$(median "$R/$kp.t" 1) pc=$(median "$R/$kp.t" 2)
   ratio=$(awk -v a="$ow" -v b="$pw" 'BEGIN{if (b>0) printf "%.3f", a/b; else print "nan"}')
@@ -151,6 +192,15 @@ add_row() {
     met=yes
   else
     met=NO
+  fi
+  if [ -n "${RSS_MAX:-}" ]; then
+    rss=$(awk -v k="$(maxcol "$R/$ko.t" 3)" 'BEGIN{printf "%.1f", k/1024}')
+    if awk -v r="$rss" -v t="$RSS_MAX" 'BEGIN{exit !(r<=t)}'; then
+      [ "$met" != - ] || met=yes
+      note="RSS target <= $RSS_MAX MiB: met ($rss MiB); $note"
+    else
+      met=NO note="RSS target <= $RSS_MAX MiB: NOT met ($rss MiB); $note"
+    fi
   fi
   f=$(failed "$ko" 0)
   [ -z "$f" ] || { met=FAIL note="arcport exited $f (see $R/$ko.err); $note"; }
@@ -221,63 +271,163 @@ HTTRACK_FLAGS='-q -B -u0 -%! -%c50 -A100000000'
 # --- sections --------------------------------------------------------------
 
 # arc2warc: ~200 MB ARC.gz of 20,000 records (HTML, images, CSS/JS, PDFs,
-# redirects, dns:), one gzip member per record. Baseline: decompressing and
-# recompressing the same bytes with gzip -6, the least any zlib-based
-# ARC.gz -> WARC.gz converter has to do.
+# redirects, dns:), one gzip member per record. Peers: decompressing and
+# recompressing the same bytes with gzip -6 (one core) and with pigz (-6,
+# every core), the least any zlib-based ARC.gz -> WARC.gz converter has to
+# do. Floor: `zcat IN | sha1sum`, one pass that reads and inflates the
+# input and takes a SHA-1 of every inflated byte (arc2warc writes SHA-1
+# block and payload digests); it writes nothing, so it leaves out the
+# deflate of the output that arc2warc (and the peers) must do.
 bench_arc2warc() {
   need_bin arc2warc || return 1
   local in
   in=$(gen_arc arc "$ARC_RECORDS")
-  bench_pair arc2warc "$B/arc2warc -q $in -o $R/arc2warc-out.warc.gz" \
-    gzip "zcat $in | gzip -6 > /dev/null"
-  add_row "arc2warc vs zcat|gzip -6" "ARC.gz $(mib "$(stat -c %s "$in")") MiB, $ARC_RECORDS rec" \
-    arc2warc "$B/arc2warc -q $in -o $R/arc2warc-out.warc.gz" \
-    gzip "zcat $in | gzip -6 > /dev/null" 0.35 yes \
+  local ours="$B/arc2warc -q $in -o $R/arc2warc-out.warc.gz"
+  local gz="zcat $in | gzip -6 > /dev/null"
+  local floor="zcat $in | sha1sum > /dev/null"
+  local pz="zcat $in | pigz -6 > /dev/null"
+  if have pigz; then
+    bench_set arc2warc "$ours" gzip "$gz" a2w-floor "$floor" pigz "$pz"
+  else
+    log "pigz missing (make peers): no zcat | pigz row"
+    bench_set arc2warc "$ours" gzip "$gz" a2w-floor "$floor"
+  fi
+  local input="ARC.gz $(mib "$(stat -c %s "$in")") MiB, $ARC_RECORDS rec"
+  add_row "arc2warc vs zcat|gzip -6" "$input" arc2warc "$ours" gzip "$gz" 0.35 yes \
     "arc2warc output: $(mib "$(stat -c %s "$R/arc2warc-out.warc.gz")") MiB WARC.gz"
+  add_row "arc2warc vs floor zcat|sha1sum" "$input" arc2warc "$ours" a2w-floor "$floor" 1.15 yes \
+    "floor = read + inflate + one SHA-1 of the inflated bytes, in one pass, no output: arc2warc also parses, takes two SHA-1s (block and payload) and deflates its WARC.gz, which the floor leaves out; arc2warc runs shared with the row above"
+  if have pigz; then
+    add_row "arc2warc vs zcat|pigz -6" "$input" arc2warc "$ours" pigz "$pz" - yes \
+      "pigz $(pigz --version 2>&1 | awk '{print $2}') on $(nproc) cores; arc2warc runs shared with the rows above"
+  fi
 }
 
 # waczpack: ~200 MB WARC.gz of 20,000 records, one gzip member per record
-# (scripts/arcgen -format warc). Peer: warcio.js cdx-index of the same file,
-# what ReplayWeb.page's own tooling does to index a WARC. waczpack create
-# copies the members into the WACZ while it indexes, hashes and finds pages.
+# (scripts/arcgen -format warc). Peers: warcio.js cdx-index of the same file,
+# what ReplayWeb.page's own tooling does to index a WARC, and js-wacz create,
+# the same job as waczpack create. waczpack create copies the members into
+# the WACZ while it indexes, hashes and finds pages; its floor is
+# `sha256sum IN`: reading the file once and taking its SHA-256 (the WARC's
+# hash in datapackage.json), the least a WACZ of that WARC needs. index reads
+# only the record headers (the fast path), so it should take no longer than
+# create; check inflates every member and recomputes every digest (the
+# zcat row is the inflate alone).
 bench_waczpack() {
   need_bin waczpack || return 1
   [ -x "$WARCIO" ] || { log "$WARCIO missing: run make peers"; return 1; }
-  local in peer
+  local in
   in=$(gen_arc warc "$WARC_RECORDS")
-  peer="$WARCIO cdx-index $in > /dev/null"
-  bench_pair wacz-create "$B/waczpack create -q -o $R/waczpack-out.wacz $in" warcio "$peer"
+  local create="$B/waczpack create -q -o $R/waczpack-out.wacz $in"
+  local peer="$WARCIO cdx-index $in > /dev/null"
+  local index="$B/waczpack index $in > /dev/null"
+  local check="$B/waczpack check -q $in"
+  local floor="sha256sum $in > /dev/null"
+  local zc="zcat $in > /dev/null"
+  local jw="$JSWACZ create -f $in -o $R/js-wacz-out.wacz --log-level silent"
+  if [ -x "$JSWACZ" ]; then
+    bench_set wacz-create "$create" warcio "$peer" wacz-index "$index" wacz-check "$check" \
+      wacz-floor "$floor" wacz-zcat "$zc" js-wacz "$jw"
+  else
+    log "$JSWACZ missing (make peers): no js-wacz row"
+    bench_set wacz-create "$create" warcio "$peer" wacz-index "$index" wacz-check "$check" \
+      wacz-floor "$floor" wacz-zcat "$zc"
+  fi
   local valid=ok
   "$B/waczpack" validate "$R/waczpack-out.wacz" >"$R/validate.txt" 2>&1 || valid="FAILED (see $R/validate.txt)"
   local input="WARC.gz $(mib "$(stat -c %s "$in")") MiB, $WARC_RECORDS rec"
   add_row "waczpack create vs warcio cdx-index" "$input" \
-    wacz-create "$B/waczpack create -q -o $R/waczpack-out.wacz $in" warcio "$peer" 0.25 yes \
+    wacz-create "$create" warcio "$peer" 0.25 yes \
     "waczpack validate on the WACZ: $valid"
-  # index: same peer command, so the peer's runs above are reused.
-  rm -f "$R/wacz-index.t"
-  local i
-  for ((i = 1; i <= REPEAT; i++)); do
-    log "wacz-index run $i/$REPEAT"
-    run_once wacz-index "$i" "$B/waczpack index $in > /dev/null"
-  done
+  add_row "waczpack create vs floor sha256sum" "$input" \
+    wacz-create "$create" wacz-floor "$floor" 1.5 yes \
+    "floor = reading the WARC.gz once + its SHA-256 (sha256sum IN, no pipe, no output); waczpack create also copies it into the WACZ and indexes it; create runs shared with the row above"
+  if [ -x "$JSWACZ" ]; then
+    local jvalid=ok
+    "$B/waczpack" validate "$R/js-wacz-out.wacz" >"$R/validate-js-wacz.txt" 2>&1 || jvalid="FAILED (see $R/validate-js-wacz.txt)"
+    add_row "waczpack create vs js-wacz create" "$input" \
+      wacz-create "$create" js-wacz "$jw" - yes \
+      "js-wacz $(node -p "require('./scripts/npm/node_modules/@harvard-lil/js-wacz/package.json').version" 2>/dev/null || echo ?); waczpack validate on its WACZ: $jvalid; create runs shared with the rows above"
+  fi
   local same=yes
   if ! cmp -s <("$B/waczpack" index "$in" | sed 's/"filename":"[^"]*"//' | sort) \
     <("$WARCIO" cdx-index "$in" | sed 's/"filename":"[^"]*"//' | sort); then
     same="NOT byte-identical (filename aside) -- compare as JSON"
   fi
   add_row "waczpack index vs warcio cdx-index" "$input" \
-    wacz-index "$B/waczpack index $in > /dev/null" warcio "$peer" - yes \
-    "same CDXJ lines as warcio (filename aside): $same; peer runs shared with the row above"
-  # check: every digest recomputed, every member inflated; against index
-  # (whose runs above are reused) on the same file.
-  rm -f "$R/wacz-check.t"
-  for ((i = 1; i <= REPEAT; i++)); do
-    log "wacz-check run $i/$REPEAT"
-    run_once wacz-check "$i" "$B/waczpack check -q $in"
-  done
+    wacz-index "$index" warcio "$peer" - yes \
+    "same CDXJ lines as warcio (filename aside): $same; peer runs shared with the rows above"
+  add_row "waczpack index vs waczpack create" "$input" \
+    wacz-index "$index" wacz-create "$create" 1.0 yes \
+    "index reads only the record headers (fast path) and must take no longer than create on the same file; runs shared with the rows above"
   add_row "waczpack check vs waczpack index" "$input" \
-    wacz-check "$B/waczpack check -q $in" wacz-index "$B/waczpack index $in > /dev/null" 1.5 yes \
-    "check recomputes every WARC-Block-Digest and WARC-Payload-Digest; index runs shared with the row above"
+    wacz-check "$check" wacz-index "$index" 1.5 yes \
+    "check recomputes every WARC-Block-Digest and WARC-Payload-Digest; index now takes the fast path (record headers only, no inflate), while this 1.5 target was set against the old index that inflated every member; runs shared with the rows above"
+  add_row "waczpack check vs zcat > /dev/null" "$input" \
+    wacz-check "$check" wacz-zcat "$zc" - yes \
+    "context: zcat inflates every member on one core, the inflate alone in check; check runs shared with the row above"
+}
+
+# gen_split N: folder of N small WARC.gz files cut at gzip member
+# boundaries (scripts/gzsplit) from the cached WARC_RECORDS-record WARC.gz
+# (made if absent): the same records, a few each.
+gen_split() {
+  local n=$1 src d
+  src=$(gen_arc warc "$WARC_RECORDS")
+  d="$IN/warc-$WARC_RECORDS-x$n"
+  if [ ! -d "$d" ]; then
+    log "splitting $src into $n files at gzip member boundaries (scripts/gzsplit)"
+    go run ./scripts/gzsplit -n "$n" -o "$d" "$src" >&2
+  fi
+  echo "$d"
+}
+
+# memory (only when named: `scripts/bench.sh memory`; generating the ~2 GB
+# input takes minutes): max RSS must stay flat in input size, at most
+# RSS_TARGET MiB (100) for waczpack create of a ~2 GB WARC.gz
+# (MEM_RECORDS records) and of MEM_FILES small WARC.gz files (the waczpack
+# section's input cut at gzip member boundaries), and for waczpack index
+# --zipnum of those files. Time peers: the sha256sum floor of the create
+# rows in the waczpack section, and warcio.js cdx-index of every file +
+# sort for the cluster (xargs hands warcio 500 files a process, two
+# processes at a time as -j 2: 10,000 node start-ups would time node).
+bench_memory() {
+  need_bin waczpack || return 1
+  local big dir
+  big=$(gen_arc warc "$MEM_RECORDS")
+  dir=$(gen_split "$MEM_FILES")
+  rm -rf "$R"/mem-zipnum-* "$R"/mem-warcio-*
+  local create="$B/waczpack create -q -o $R/mem-big.wacz $big"
+  local floor="sha256sum $big > /dev/null"
+  bench_set mem-big "$create" mem-big-floor "$floor"
+  RSS_MAX=$RSS_TARGET add_row "waczpack create (big) vs sha256sum" \
+    "WARC.gz $(mib "$(stat -c %s "$big")") MiB, $MEM_RECORDS rec" \
+    mem-big "$create" mem-big-floor "$floor" - yes \
+    "time vs the floor informative here (target in the waczpack section); WACZ $(mib "$(stat -c %s "$R/mem-big.wacz")") MiB"
+  rm -f "$R/mem-big.wacz"
+
+  local files bytes input
+  files=$(find "$dir" -name '*.warc.gz' | wc -l)
+  bytes=$(du -sb "$dir" | cut -f1)
+  input="$files WARC.gz, $(mib "$bytes") MiB, $WARC_RECORDS rec"
+  create="$B/waczpack create -q -o $R/mem-many.wacz $dir/*.warc.gz"
+  floor="sha256sum $dir/*.warc.gz > /dev/null"
+  local index="$B/waczpack index -j 2 --zipnum $R/mem-zipnum-{RUN}/ $dir/*.warc.gz"
+  local w="$R/mem-warcio-{RUN}"
+  local peer="rm -rf $w && mkdir $w && printf '%s\\n' $dir/*.warc.gz | xargs -P 2 -n 500 sh -c '$WARCIO cdx-index \"\$@\" > \$(mktemp -p $w)' sh && LC_ALL=C sort $w/* > $w.cdxj"
+  bench_set mem-many "$create" mem-many-floor "$floor" mem-zipnum "$index" mem-warcio "$peer"
+  local valid=ok
+  "$B/waczpack" validate "$R/mem-many.wacz" >"$R/validate-many.txt" 2>&1 || valid="FAILED (see $R/validate-many.txt)"
+  RSS_MAX=$RSS_TARGET add_row "waczpack create x$files vs sha256sum" "$input" \
+    mem-many "$create" mem-many-floor "$floor" - yes \
+    "waczpack validate on the WACZ: $valid"
+  local nz nw
+  nz=$(cat "$R"/mem-zipnum-1/cdx-*.gz | zcat | wc -l)
+  nw=$(wc -l <"$R/mem-warcio-1.cdxj")
+  RSS_MAX=$RSS_TARGET add_row "waczpack index --zipnum vs warcio" "$input" \
+    mem-zipnum "$index" mem-warcio "$peer" - yes \
+    "CDXJ lines: zipnum cluster $nz, warcio sorted $nw; warcio gets 500 files a process, 2 processes at a time (xargs -P 2), sort LC_ALL=C"
+  rm -rf "$R"/mem-zipnum-[2-9] "$R"/mem-warcio-*
 }
 
 # tree_sum DIR: "FILES BYTES MD5" of the regular files under DIR (the md5
@@ -614,9 +764,9 @@ header() {
   cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
   echo "arcport benchmarks -- $(date -u '+%Y-%m-%d %H:%M UTC') -- $(nproc) CPUs ($cpu), $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM"
   echo "load average at start: $LOAD_START; at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "arcport $(git describe --tags --always --dirty 2>/dev/null || echo ?); peers: $(gzip --version | head -1), warcio.js $(node -p "require('./scripts/npm/node_modules/warcio/package.json').version" 2>/dev/null || echo ?), openzim zimdump $($OPENZIM --version 2>/dev/null | head -1 | awk '{print $NF}'), $(wget --version 2>/dev/null | head -1 | awk '{print $1, $2, $3}'), httrack $(httrack --version 2>/dev/null | awk '{print $3}' | head -1)"
+  echo "arcport $(git describe --tags --always --dirty 2>/dev/null || echo ?); peers: $(gzip --version | head -1), warcio.js $(node -p "require('./scripts/npm/node_modules/warcio/package.json').version" 2>/dev/null || echo ?), js-wacz $(node -p "require('./scripts/npm/node_modules/@harvard-lil/js-wacz/package.json').version" 2>/dev/null || echo ?), $(pigz --version 2>&1 | head -1), openzim zimdump $($OPENZIM --version 2>/dev/null | head -1 | awk '{print $NF}'), $(wget --version 2>/dev/null | head -1 | awk '{print $1, $2, $3}'), httrack $(httrack --version 2>/dev/null | awk '{print $3}' | head -1)"
   echo "runs: $REPEAT per command (median; httrack: $HT_REPEAT)$([ "$QUICK" = 1 ] && echo '; QUICK MODE: small inputs, figures meaningless')"
-  echo "times: median wall seconds (CPU user+sys seconds); ratio = arcport wall / peer wall (targets apply to it); cpu ratio = arcport cpu / peer cpu; RSS = max resident MiB, arcport/peer"
+  echo "times: median wall seconds (CPU user+sys seconds); ratio = arcport wall / peer wall (targets apply to it); cpu ratio = arcport cpu / peer cpu; RSS = max resident MiB, arcport/peer; a row with an RSS target (note) is met only if arcport's max RSS is within it"
 }
 
 table() {
@@ -640,7 +790,7 @@ main() {
   local s status=0
   [ $# -gt 0 ] || set -- "${SECTIONS[@]}"
   for s in "$@"; do
-    declare -F "bench_$s" >/dev/null || { echo "bench.sh: no section $s (have: ${SECTIONS[*]})" >&2; exit 2; }
+    declare -F "bench_$s" >/dev/null || { echo "bench.sh: no section $s (have: ${SECTIONS[*]}; memory, only when named)" >&2; exit 2; }
   done
   LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
   for s in "$@"; do
