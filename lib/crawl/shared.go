@@ -518,8 +518,33 @@ func (c *Crawler) commitPending(final bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.FrontierWait+time.Minute)
 	defer cancel()
-	for _, d := range batch {
-		err := c.call(ctx, "done", func() error { return s.f.Done(ctx, d.l, d.o) })
+	var errs []error // from one DoneAll, when the frontier has it
+	if bd, ok := s.f.(frontier.BatchDoner); ok && len(batch) > 1 {
+		ls, outs := make([]*frontier.Lease, len(batch)), make([]frontier.Outcome, len(batch))
+		for i, d := range batch {
+			ls[i], outs[i] = d.l, d.o
+		}
+		// all the batch's URLs done in one step: a kill after the output
+		// became durable and before this finds them all done or none
+		err := c.call(ctx, "done", func() error {
+			var err error
+			errs, err = bd.DoneAll(ctx, ls, outs)
+			return err
+		})
+		if err != nil {
+			errs = make([]error, len(batch))
+			for i := range errs {
+				errs[i] = err
+			}
+		}
+	}
+	for i, d := range batch {
+		var err error
+		if errs != nil {
+			err = errs[i]
+		} else {
+			err = c.call(ctx, "done", func() error { return s.f.Done(ctx, d.l, d.o) })
+		}
 		d.stop()
 		if err == nil && d.after != nil {
 			d.after()

@@ -484,3 +484,41 @@ func sorted(m map[string]int) []string {
 	sort.Strings(s)
 	return s
 }
+
+// TestDoneAll: a frontier that marks leases done in one step does what
+// Done does for each, says which lease was lost, and a lost one changes
+// nothing.
+func TestDoneAll(t *testing.T) {
+	each(t, Options{PerHost: 4, Lease: 2 * time.Second}, func(t *testing.T, f Frontier, client func() Frontier) {
+		bd, ok := f.(BatchDoner)
+		if !ok {
+			t.Logf("%T has no DoneAll: Done is called per lease", f)
+			return
+		}
+		mustAdd(t, f, 4, urls("http://a", 4)...)
+		var ls []*Lease
+		for range 3 {
+			ls = append(ls, mustTake(t, f, "w"))
+		}
+		if err := client().Done(bg, ls[1], Fetched); err != nil { // done already: lost for DoneAll
+			t.Fatal(err)
+		}
+		errs, err := bd.DoneAll(bg, ls, []Outcome{Fetched, Fetched, Failed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errs[0] != nil || !errors.Is(errs[1], ErrLeaseLost) || errs[2] != nil {
+			t.Fatalf("errs %v", errs)
+		}
+		st, err := f.Stats(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Done != 3 || st.Failed != 1 || st.Leased != 0 || st.Queued != 1 {
+			t.Fatalf("stats %+v", st)
+		}
+		if _, err := bd.DoneAll(bg, ls[:1], nil); err == nil {
+			t.Fatal("DoneAll with outcomes missing: no error")
+		}
+	})
+}

@@ -216,3 +216,14 @@ func Next(ctx context.Context, f Frontier, worker string, poll time.Duration) (*
 		}
 	}
 }
+
+// BatchDoner is a Frontier that can mark many leases done in one step, all
+// or none (Redis: one MULTI/EXEC round trip): a worker that completes an
+// output holding many captures then leaves the smallest window in which a
+// kill finds the output complete and its URLs not done.
+type BatchDoner interface {
+	// DoneAll is Done for each lease, with its outcome; errs[i] is
+	// ErrLeaseLost for a lease no longer held. err is for the step as a
+	// whole (nothing was applied).
+	DoneAll(ctx context.Context, ls []*Lease, outs []Outcome) (errs []error, err error)
+}

@@ -264,6 +264,45 @@ func (r *Redis) Done(ctx context.Context, l *Lease, o Outcome) error {
 	return nil
 }
 
+// DoneAll implements BatchDoner: the done script for every lease inside
+// one MULTI/EXEC, so that all apply at once or none does.
+func (r *Redis) DoneAll(ctx context.Context, ls []*Lease, outs []Outcome) ([]error, error) {
+	if len(ls) != len(outs) {
+		return nil, fmt.Errorf("frontier: DoneAll: %d leases, %d outcomes", len(ls), len(outs))
+	}
+	cmds := make([]*redis.Cmd, len(ls))
+	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		for i, l := range ls {
+			f := 0
+			if outs[i] == Failed {
+				f = 1
+			}
+			cmds[i] = scDone.Eval(ctx, p, []string{r.p + "meta"}, r.p, r.epoch, l.ID, f)
+		}
+		return nil
+	})
+	if err != nil {
+		// a script's own error (the crawl state lost) shows here too
+		for _, c := range cmds {
+			if c != nil && c.Err() != nil && !errors.Is(c.Err(), redis.Nil) {
+				return nil, r.wrap("done", c.Err())
+			}
+		}
+		return nil, r.wrap("done", err)
+	}
+	errs := make([]error, len(ls))
+	for i, c := range cmds {
+		v, err := c.Int()
+		switch {
+		case err != nil:
+			errs[i] = r.wrap("done", err)
+		case v == 0:
+			errs[i] = ErrLeaseLost
+		}
+	}
+	return errs, nil
+}
+
 // Release implements Frontier.
 func (r *Redis) Release(ctx context.Context, l *Lease) error {
 	e := l.Entry
