@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -330,6 +331,10 @@ func (a *AtomicFile) Commit() error {
 		handleSignal(s) // does not return
 	default:
 	}
+	// the handler's goroutine took it and waits for the lock
+	if s := sigTaken.Load(); s != nil {
+		handleSignal(*s) // does not return
+	}
 	// Under load the kernel may not yet have run the thread it picked to
 	// take the signal: the signal is then still pending in the kernel.
 	if s := kernelPending(); s != nil {
@@ -371,6 +376,7 @@ var (
 	aborts    = map[int]func(){} // remote outputs to abort
 	abortID   int
 	sigCh     = make(chan os.Signal, 1)
+	sigTaken  atomic.Pointer[os.Signal] // taken by the handler, which waits for sigMu
 	sigOnce   sync.Once
 )
 
@@ -379,6 +385,9 @@ func watchSignals() {
 		signal.Notify(sigCh, os.Interrupt, syscall.SIGTERM)
 		go func() {
 			s := <-sigCh
+			// said before waiting for the lock: a Commit holding it
+			// sees the signal and does not rename
+			sigTaken.Store(&s)
 			sigMu.Lock()
 			handleSignal(s)
 		}()

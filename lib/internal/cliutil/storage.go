@@ -267,6 +267,9 @@ func (o *remoteOutput) Commit() error {
 		handleSignal(s) // does not return
 	default:
 	}
+	if s := sigTaken.Load(); s != nil {
+		handleSignal(*s) // does not return
+	}
 	delete(aborts, o.id)
 	sigMu.Unlock()
 	return o.w.Commit()
