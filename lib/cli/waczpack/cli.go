@@ -613,43 +613,17 @@ func index(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
 	}
 	var line []byte
 	for _, name := range files {
-		var r io.Reader = stdin
-		var ra io.ReaderAt
-		if cliutil.IsRemote(name) {
-			f, shown, err := cliutil.OpenInput(name)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			r, name = f, shown
-		} else if name != "-" {
-			f, err := os.Open(name)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			r, ra = f, f
-		}
-		ix, err := wacz.NewFileIndexer(r, ra, name)
-		if err != nil {
-			return err
-		}
-		for {
-			e, err := ix.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return err
-			}
+		err := indexFile(name, stdin, func(e *cdx.Entry) error {
 			if cdx11 {
 				line = e.AppendCDX11(line[:0])
 			} else {
 				line = e.AppendCDXJ(line[:0])
 			}
-			if _, err := bw.Write(line); err != nil {
-				return err
-			}
+			_, err := bw.Write(line)
+			return err
+		})
+		if err != nil {
+			return err
 		}
 	}
 	if err := bw.Flush(); err != nil {
