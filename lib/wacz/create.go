@@ -222,6 +222,14 @@ func SniffInput(br *bufio.Reader) (InputKind, error) {
 	case zst:
 		return KindWARCZstd, nil
 	case gz:
+		// the first bytes only: a full inflater would decode a whole
+		// block (up to 32 KiB) and set up its tables, which for 10,000
+		// small inputs cost more than indexing them
+		var z prefixInflater
+		if z.reset(bytes.NewReader(b)) == nil && z.fill(16) == nil && len(z.out) >= 16 {
+			content = z.out[:16]
+			break
+		}
 		zr, err := gzip.NewReader(bytes.NewReader(b))
 		if err != nil {
 			return KindUnknown, fmt.Errorf("bad gzip header: %v", err)
