@@ -80,6 +80,9 @@ type Stats struct {
 	CopiedRaw  int64 // bytes of gzip members copied without recompression
 	Skipped    int   // members whose end was found without inflating them
 	Handovers  int   // times the fast path handed an input over to lib/warc
+	// Parallel counts the members the parallel fast path decoded (on
+	// other cores than the indexing one).
+	Parallel int64
 	Reencoded  int   // records compressed again
 	ArchiveLen int64 // bytes in archive/
 	// PagesSpilled counts detected pages moved to temporary files when
@@ -276,6 +279,7 @@ func (w *Writer) addInput(name string, r io.Reader) error {
 	} else if len(w.inputNames) == 4 {
 		w.inputNames = append(w.inputNames, "...")
 	}
+	pra, psize, par := parSource(r, w.opts)
 	br := bufio.NewReaderSize(r, 64<<10)
 	kind, err := SniffInput(br)
 	if err != nil {
@@ -290,7 +294,11 @@ func (w *Writer) addInput(name string, r io.Reader) error {
 	in := newInputRun(w, displayName(name), sink)
 	switch kind {
 	case KindWARCGzip:
-		err = in.startRaw(br)
+		if par {
+			err = in.startPar(pra, psize)
+		} else {
+			err = in.startRaw(br)
+		}
 	case KindWARC, KindWARCZstd:
 		var wr *warc.Reader
 		wr, err = warc.NewReader(br, in.readerOpts()...)

@@ -125,7 +125,10 @@ func TestFastPathSameAsReader(t *testing.T) {
 			in := input{c.name, c.data}
 			var got []map[string][]byte
 			var stats []Stats
-			for _, opts := range []Options{{}, {Verify: true}, {NoFastPath: true}} {
+			// the fast path in parallel (fastpar.go), then sequential
+			defer func(m int64, d bool) { parMinSize, parDisabled = m, d }(parMinSize, parDisabled)
+			for i, opts := range []Options{{}, {Verify: true}, {NoFastPath: true}, {}, {Verify: true}} {
+				parMinSize, parDisabled = 0, i >= 3
 				opts.Frames = true
 				path, st, err := buildWACZ(t, opts, in)
 				if err != nil {
@@ -135,7 +138,7 @@ func TestFastPathSameAsReader(t *testing.T) {
 				got = append(got, entries(t, path))
 				stats = append(stats, st)
 			}
-			for i, name := range []string{"verify", "reader"} {
+			for i, name := range []string{"verify", "reader", "sequential", "sequential verify"} {
 				for k, v := range got[0] {
 					if !bytes.Equal(v, got[i+1][k]) {
 						t.Errorf("%s differs between the fast path and the %s path", k, name)
@@ -145,9 +148,18 @@ func TestFastPathSameAsReader(t *testing.T) {
 					t.Errorf("%d files vs %d with the %s path", len(got[0]), len(got[i+1]), name)
 				}
 			}
-			t.Logf("fast path: %d skipped, %d handovers, %d re-encoded", stats[0].Skipped, stats[0].Handovers, stats[0].Reencoded)
+			t.Logf("fast path: %d skipped, %d handovers, %d re-encoded, %d parallel", stats[0].Skipped, stats[0].Handovers, stats[0].Reencoded, stats[0].Parallel)
+			if stats[3].Parallel != 0 || stats[4].Parallel != 0 {
+				t.Errorf("sequential runs: %d, %d parallel", stats[3].Parallel, stats[4].Parallel)
+			}
+			if stats[0].Records != stats[3].Records || stats[0].Captures != stats[3].Captures || stats[0].Pages != stats[3].Pages {
+				t.Errorf("parallel %+v, sequential %+v", stats[0], stats[3])
+			}
 			switch c.name {
 			case "big.warc.gz":
+				if stats[0].Parallel != int64(stats[0].Records) || stats[1].Parallel != int64(stats[1].Records) {
+					t.Errorf("big: %d and %d of %d records in parallel", stats[0].Parallel, stats[1].Parallel, stats[0].Records)
+				}
 				if stats[0].Skipped < 5 || stats[0].Handovers != 0 {
 					t.Errorf("big records: %d skipped, %d handovers", stats[0].Skipped, stats[0].Handovers)
 				}

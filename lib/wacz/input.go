@@ -33,6 +33,7 @@ type inputRun struct {
 	raw     bool // copying gzip members as they are
 	fast    bool // raw, through the fast path (fastraw.go)
 	fs      *fastState
+	par     *parInput  // the parallel phase of the fast path (fastpar.go)
 	rs      *rawStream // raw mode: the input, copied to the sink as read
 	rawBase int64      // stream offset where wr started reading
 	src     record.Reader
@@ -228,6 +229,10 @@ func (in *inputRun) place(seq, start, end int64) error {
 
 // abort releases what a failed run holds.
 func (in *inputRun) abort() {
+	if in.par != nil {
+		in.par.stop()
+		in.par = nil
+	}
 	if in.rs != nil {
 		in.rs.syncTap()
 		in.keepWindow()
@@ -241,7 +246,9 @@ func (in *inputRun) abort() {
 func (in *inputRun) Next() (*record.Record, error) {
 	if in.out != nil {
 		var err error
-		if in.fast {
+		if in.par != nil {
+			err = in.endPar()
+		} else if in.fast {
 			err = in.endFast()
 		} else {
 			err = in.endOut()
@@ -258,7 +265,9 @@ func (in *inputRun) Next() (*record.Record, error) {
 	}
 	var view *record.Record
 	var err error
-	if in.fast {
+	if in.par != nil {
+		view, err = in.nextPar()
+	} else if in.fast {
 		view, err = in.nextFast()
 	}
 	if in.raw && !in.fast && err == nil && view == nil {

@@ -230,7 +230,8 @@ type tapper struct {
 
 // tapItem is bytes to write, or a Commit of part at off.
 type tapItem struct {
-	b    []byte
+	b      []byte
+	shared bool // b is not the tapper's (not put in free)
 	part *ZipEntry
 	off  int64
 }
@@ -259,9 +260,11 @@ func newTapper(sink *archiveSink) *tapper {
 					t.mu.Unlock()
 				}
 			}
-			select {
-			case t.free <- b[:cap(b)]:
-			default:
+			if !it.shared {
+				select {
+				case t.free <- b[:cap(b)]:
+				default:
+				}
 			}
 			t.wg.Done()
 		}
@@ -284,6 +287,38 @@ func (t *tapper) write(p []byte) error {
 		t.ch <- tapItem{b: b[:n]}
 		t.sink.sent += int64(n)
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+// buffer returns a buffer of tapChunk bytes for give.
+func (t *tapper) buffer() []byte {
+	select {
+	case b := <-t.free:
+		return b[:cap(b)]
+	default:
+		return make([]byte, tapChunk)
+	}
+}
+
+// give hands b (from buffer, not to be used after) to the goroutine, as
+// write does without the copy.
+func (t *tapper) give(b []byte) error {
+	t.wg.Add(1)
+	t.ch <- tapItem{b: b}
+	t.sink.sent += int64(len(b))
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+// giveShared hands b to the goroutine, which only reads it (b must not
+// change until the goroutine is quiet).
+func (t *tapper) giveShared(b []byte) error {
+	t.wg.Add(1)
+	t.ch <- tapItem{b: b, shared: true}
+	t.sink.sent += int64(len(b))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.err

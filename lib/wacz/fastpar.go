@@ -1,0 +1,839 @@
+package wacz
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/arcport/arcport/lib/cdx"
+	"github.com/arcport/arcport/lib/httpmsg"
+	"github.com/arcport/arcport/lib/record"
+	"github.com/klauspost/compress/gzip"
+)
+
+// The parallel fast path, for a gzip-per-record WARC that can be read at
+// any offset (a local file).
+//
+// The sequential fast path (fastraw.go) decodes one member after another
+// on the goroutine that indexes: the WARC header, the HTTP head, a page's
+// title, and the member's end. Here that work is spread over the cores,
+// keeping the records' order:
+//
+//   - a splitter goroutine cuts the file into candidate members from the
+//     raw bytes alone: a member ends at the first plausible gzip header
+//     after its start (as memberEnd finds it), and hands batches of them
+//     (jobs) to the workers and, in file order, to the indexing goroutine;
+//   - each worker decodes its job's members: the WARC header, as much of
+//     the block as the indexer and the page detector read (the HTTP head;
+//     a request body; a page up to its </title>), and checks the member's
+//     end as endFast does (decoding a short rest to its end, CRC included,
+//     or comparing the ISIZE field before the candidate end with the
+//     record's size);
+//   - the indexing goroutine takes the members in order: the indexer and
+//     the page detector read the decoded bytes (and, past them, the rest
+//     is inflated on demand), the raw bytes are handed to the sink's copy
+//     goroutine, and the record is placed.
+//
+// A member a worker does not accept (a header the strict parser does not
+// take, a candidate end that is not the member's end, bytes between
+// members, a read error) ends the parallel phase: the sequential fast path
+// takes over at that member, so what it then reports, hands over to
+// lib/warc or repairs is what it does without the parallel phase. The
+// results (archive bytes, index, pages, warnings) are the same as the
+// sequential path's (TestParallelSameAsSequential).
+
+// parMinSize: smaller inputs take the sequential path (starting goroutines
+// for a few members costs more than it saves). A variable for tests.
+var parMinSize int64 = parMinDefault()
+
+func parMinDefault() int64 {
+	if v, err := strconv.ParseInt(os.Getenv("ARCPORT_PAR_MIN"), 10, 64); err == nil && v >= 0 {
+		return v // tests run the parallel path on small inputs
+	}
+	return 4 << 20
+}
+
+// parDisabled turns the parallel path off (tests compare both paths).
+var parDisabled = os.Getenv("ARCPORT_NO_PARALLEL") != ""
+
+const (
+	parJobBytes = 1 << 20   // compressed bytes per job, about
+	parJobMax   = 256       // members per job at most
+	parAhead    = 8         // jobs in flight
+	parHeadMax  = 64 << 10  // how far a worker looks for the end of an HTTP head
+)
+
+// parMember is one candidate member and what a worker made of it.
+type parMember struct {
+	start, end int64 // end: the candidate end; the member's end once ok
+	ok         bool
+	rec        *record.Record
+	hdrLen, cl int64
+	out        []byte // decoded from the member's start: WARC header, block prefix
+	skipped    bool   // end found by ISIZE, the rest not inflated
+	tail       []byte // inflated to its end: the bytes after the record
+	extra      uint32 // skipped: the ISIZE field minus the record's size
+}
+
+type parJob struct {
+	cands   []parMember // candidate members, from the splitter
+	members []parMember // the members decoded, from a worker: up to the first not ok
+	done    chan struct{}
+	raw     jobBytes // the job's raw bytes (a prefix of them for a long member)
+	arena   []byte   // the members' out
+}
+
+// parJobRaw bounds the raw bytes a job carries; a worker reads the rest
+// of a long member from the file.
+const parJobRaw = 4 << 20
+
+// jobBytes reads the file, from b when b has the bytes.
+type jobBytes struct {
+	ra   io.ReaderAt
+	base int64
+	b    []byte
+}
+
+func (j *jobBytes) ReadAt(p []byte, off int64) (int, error) {
+	if off >= j.base && off+int64(len(p)) <= j.base+int64(len(j.b)) {
+		return copy(p, j.b[off-j.base:]), nil
+	}
+	return j.ra.ReadAt(p, off)
+}
+
+var parWaits, parJobs int // PARDEBUG
+
+// parInput is the parallel phase of one input.
+type parInput struct {
+	ra      io.ReaderAt
+	size    int64
+	verify  bool
+	maxBody int
+
+	ordered chan *parJob // jobs in file order, to the indexing goroutine
+	jobs    chan *parJob // jobs to the workers
+	quit    chan struct{}
+	wg      sync.WaitGroup
+
+	// indexing goroutine
+	cur *parJob
+	idx int
+	m   *parMember // member handed out
+	blk *parBlock
+	gz  *gzip.Reader
+	br  *bufio.Reader
+}
+
+// parSource returns r as an io.ReaderAt with its size when the parallel
+// path can read it: a regular file (or an in-memory reader) read from its
+// start, large enough, more than one core.
+func parSource(r io.Reader, opts Options) (io.ReaderAt, int64, bool) {
+	if parDisabled || opts.NoFastPath || opts.Split > 0 || runtime.GOMAXPROCS(0) < 2 {
+		return nil, 0, false
+	}
+	ra, ok := r.(io.ReaderAt)
+	if !ok {
+		return nil, 0, false
+	}
+	if sk, ok := r.(io.Seeker); !ok {
+		return nil, 0, false
+	} else if pos, err := sk.Seek(0, io.SeekCurrent); err != nil || pos != 0 {
+		return nil, 0, false
+	}
+	var size int64
+	switch v := r.(type) {
+	case *os.File:
+		st, err := v.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return nil, 0, false
+		}
+		size = st.Size()
+	case interface{ Size() int64 }:
+		size = v.Size()
+	default:
+		return nil, 0, false
+	}
+	if size < parMinSize {
+		return nil, 0, false
+	}
+	return ra, size, true
+}
+
+// startPar starts the parallel phase over ra (size bytes).
+func (in *inputRun) startPar(ra io.ReaderAt, size int64) error {
+	in.raw = true
+	// the sequential fast path's stream: it gets its source when it takes
+	// over (endParPhase); until then only its sink's copy goroutine runs
+	in.rs = newRawStream(nil, in.sink, in.w.takeWindow())
+	if err := in.rs.async(); err != nil {
+		return err
+	}
+	in.fs = &fastState{rs: in.rs, br: bufio.NewReaderSize(nil, 64<<10), verify: in.w.opts.Verify}
+	in.fast = true
+	p := &parInput{
+		ra: ra, size: size, verify: in.w.opts.Verify, maxBody: cdx.DefaultMaxRequestBody,
+		ordered: make(chan *parJob, parAhead),
+		jobs:    make(chan *parJob, parAhead),
+		quit:    make(chan struct{}),
+	}
+	n := runtime.GOMAXPROCS(0)
+	p.wg.Add(1 + n)
+	go p.split()
+	for i := 0; i < n; i++ {
+		go p.work()
+	}
+	in.par = p
+	return nil
+}
+
+// stop ends the splitter and the workers and waits for them.
+func (p *parInput) stop() {
+	if os.Getenv("PARDEBUG") != "" {
+		fmt.Fprintln(os.Stderr, "par waits", parWaits, "of", parJobs)
+	}
+	close(p.quit)
+	p.wg.Wait()
+}
+
+// split cuts the file into candidate members.
+func (p *parInput) split() {
+	defer p.wg.Done()
+	defer close(p.ordered)
+	win := &window{ra: p.ra, size: p.size, buf: make([]byte, 0, 1<<20)}
+	pos := int64(0)
+	for pos < p.size {
+		job := &parJob{done: make(chan struct{})}
+		first := pos
+		for pos < p.size && len(job.cands) < parJobMax && pos-first < parJobBytes {
+			b, err := win.slice(pos, 1)
+			if err != nil || len(b) == 0 || b[0] != 0x1f {
+				// not a member's start (padding, other bytes, a read
+				// error): the sequential path takes over there
+				job.cands = append(job.cands, parMember{start: pos, end: pos})
+				pos = p.size
+				break
+			}
+			c, ok := p.nextHeader(win, pos+18)
+			if !ok {
+				job.cands = append(job.cands, parMember{start: pos, end: pos})
+				pos = p.size
+				break
+			}
+			job.cands = append(job.cands, parMember{start: pos, end: c})
+			pos = c
+		}
+		job.raw = jobBytes{ra: p.ra, base: first}
+		if n := min(pos, first+parJobRaw) - first; n > 0 {
+			job.raw.b = make([]byte, n)
+			if k, _ := win.ReadAt(job.raw.b, first); k < len(job.raw.b) {
+				job.raw.b = job.raw.b[:k]
+			}
+		}
+		select {
+		case p.ordered <- job:
+		case <-p.quit:
+			return
+		}
+		select {
+		case p.jobs <- job:
+		case <-p.quit:
+			return
+		}
+	}
+}
+
+// nextHeader returns the offset of the first plausible gzip header at or
+// after pos, or the file's size; ok is false after a read error.
+func (p *parInput) nextHeader(win *window, pos int64) (int64, bool) {
+	for pos < p.size {
+		b, err := win.slice(pos, 512<<10)
+		if len(b) == 0 {
+			return 0, err == io.EOF
+		}
+		i := bytes.IndexByte(b, 0x1f)
+		if i < 0 {
+			pos += int64(len(b))
+			continue
+		}
+		c := pos + int64(i)
+		h, err := win.slice(c, 10)
+		if len(h) == 10 && plausibleGzipHeader(h) {
+			return c, true
+		}
+		if len(h) < 10 && err != nil && err != io.EOF {
+			return 0, false
+		}
+		pos = c + 1
+	}
+	return p.size, true
+}
+
+// work decodes the members of jobs.
+func (p *parInput) work() {
+	defer p.wg.Done()
+	w := &parWorker{p: p, br: bufio.NewReaderSize(nil, 32<<10)}
+	for {
+		select {
+		case job := <-p.jobs:
+			w.win = &job.raw
+			w.job = job
+		cands:
+			for _, c := range job.cands {
+				select {
+				case <-p.quit:
+					close(job.done)
+					return
+				default:
+				}
+				// a candidate holds one member or more: a member
+				// decoded to its end may end before the candidate end
+				// (its successor's gzip header was not plausible)
+				for s := c.start; ; {
+					m := parMember{start: s, end: c.end}
+					w.decode(&m)
+					job.members = append(job.members, m)
+					if !m.ok {
+						break cands
+					}
+					if m.end == c.end {
+						break
+					}
+					s = m.end
+				}
+			}
+			close(job.done)
+		case <-p.quit:
+			return
+		}
+	}
+}
+
+type parWorker struct {
+	p     *parInput
+	win   io.ReaderAt
+	job   *parJob
+	pi    prefixInflater
+	sec   countingSection
+	gz    *gzip.Reader
+	gzSec countingSection
+	br    *bufio.Reader
+	gzOn  bool
+	gzOut []byte
+}
+
+// out is what has been decoded of the member so far.
+func (w *parWorker) out() []byte {
+	if w.gzOn {
+		return w.gzOut
+	}
+	return w.pi.out
+}
+
+// decodeTo decodes until n bytes are out or the member ends: with the
+// prefix inflater up to piMax, then with compress/gzip (faster in bulk)
+// from the member's start.
+func (w *parWorker) decodeTo(m *parMember, n int64) error {
+	if !w.gzOn {
+		if n <= piMax || w.pi.ended {
+			return w.pi.fill(int(n))
+		}
+		w.gzSec = countingSection{ra: w.win, off: m.start, end: m.end}
+		w.br.Reset(&w.gzSec)
+		var err error
+		if w.gz == nil {
+			w.gz, err = gzip.NewReader(w.br)
+		} else {
+			err = w.gz.Reset(w.br)
+		}
+		if err != nil {
+			return err
+		}
+		w.gz.Multistream(false)
+		w.gzOn = true
+		w.gzOut = w.gzOut[:0]
+	}
+	for int64(len(w.gzOut)) < n {
+		if cap(w.gzOut)-len(w.gzOut) < 4<<10 {
+			nb := make([]byte, len(w.gzOut), max(2*cap(w.gzOut), 64<<10))
+			copy(nb, w.gzOut)
+			w.gzOut = nb
+		}
+		k, err := w.gz.Read(w.gzOut[len(w.gzOut):min(int64(cap(w.gzOut)), n)])
+		w.gzOut = w.gzOut[:len(w.gzOut)+k]
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decode decodes member m as far as its consumers will read it and checks
+// its end; m.ok tells whether the parallel path takes it.
+func (w *parWorker) decode(m *parMember) {
+	if m.end-m.start < 20 {
+		return
+	}
+	w.gzOn = false
+	w.sec = countingSection{ra: w.win, off: m.start, end: m.end}
+	pi := &w.pi
+	if err := pi.reset(&w.sec); err != nil {
+		return
+	}
+	var rec *record.Record
+	var hl, cl int64
+	for {
+		if err := pi.fill(len(pi.out) + fastStep); err != nil {
+			return
+		}
+		var ok bool
+		if rec, hl, cl, ok = parseFastHeader(pi.out); ok {
+			break
+		}
+		if pi.ended || len(pi.out) >= fastHeaderMax {
+			return
+		}
+	}
+	rec.Offset = m.start
+	u := hl + cl
+	if err := w.decodeBlock(m, rec, hl, cl); err != nil {
+		return
+	}
+	dec := int64(len(w.out()))
+	switch {
+	case !w.gzOn && (u+4-dec <= piFinish || w.p.verify && u <= piMax):
+		used, err := pi.finish(int(u) + 4)
+		if err != nil || !onlyLineEnds(pi.out, u) || m.start+used > m.end {
+			return
+		}
+		m.end = m.start + used
+		m.tail = append([]byte(nil), pi.out[u:]...)
+	case w.p.verify || cl-(min(dec, u)-hl) <= fastTailInflate:
+		tail, ok := w.inflateRest(m, u)
+		if !ok {
+			return
+		}
+		m.tail = tail
+	default:
+		var t [4]byte
+		if n, _ := w.win.ReadAt(t[:], m.end-4); n < 4 {
+			return
+		}
+		v := binary.LittleEndian.Uint32(t[:])
+		uu := uint32(uint64(u))
+		if v != uu+4 && v != uu+2 && v != uu {
+			return
+		}
+		m.skipped, m.extra = true, v-uu
+	}
+	out := w.out()
+	if int64(len(out)) > u {
+		out = out[:u]
+	}
+	a := len(w.job.arena)
+	w.job.arena = append(w.job.arena, out...)
+	m.out = w.job.arena[a:len(w.job.arena):len(w.job.arena)]
+	m.rec, m.hdrLen, m.cl = rec, hl, cl
+	m.ok = true
+}
+
+// decodeBlock decodes as much of the block as the indexer and the page
+// detector usually read: an HTTP head, a request body (not GET), an HTML
+// page up to its </title>. What they read past it is inflated on demand
+// (parBlock), so this only has to be a good guess.
+func (w *parWorker) decodeBlock(m *parMember, rec *record.Record, hl, cl int64) error {
+	u := hl + cl
+	if err := w.decodeTo(m, hl+min(cl, fastStep)); err != nil {
+		return err
+	}
+	typ := rec.Type()
+	ct := httpmsg.MediaType(rec.ContentType())
+	switch typ {
+	case record.Response, record.Request, record.Revisit:
+	case record.Resource:
+		if isHTML(ct) && rec.TargetURI() != "" {
+			return w.decodeTitle(m, hl, cl, 0)
+		}
+		return nil
+	default:
+		return nil
+	}
+	// the HTTP head
+	he := -1
+	for {
+		out := w.out()
+		blk := out[min(int64(len(out)), hl):min(int64(len(out)), u)]
+		if he = headEnd(blk); he >= 0 || int64(len(blk)) >= cl || len(blk) >= parHeadMax {
+			break
+		}
+		if err := w.decodeTo(m, hl+min(cl, int64(len(blk)+fastStep))); err != nil {
+			return err
+		}
+		if int64(len(w.out())) <= hl+int64(len(blk)) {
+			break // the member ended
+		}
+	}
+	if he < 0 {
+		return nil
+	}
+	head := w.out()[hl : hl+int64(he)]
+	switch typ {
+	case record.Request:
+		method, _, _ := strings.Cut(string(head[:min(len(head), 16)]), " ")
+		if method != "GET" {
+			return w.decodeTo(m, hl+min(cl, int64(he+w.p.maxBody+4)))
+		}
+	case record.Response:
+		if ct != "application/http" || rec.TargetURI() == "" {
+			return nil
+		}
+		if okHTML(head) {
+			return w.decodeTitle(m, hl, cl, int64(he))
+		}
+	}
+	return nil
+}
+
+// okHTML guesses (cheaply: no allocation) whether an HTTP response head says
+// 200 and HTML.
+func okHTML(head []byte) bool {
+	line, rest, _ := bytes.Cut(head, []byte("\n"))
+	f := bytes.Fields(line)
+	if len(f) < 2 || !bytes.HasPrefix(f[0], []byte("HTTP/")) || string(f[1]) != "200" {
+		return false
+	}
+	for len(rest) > 0 {
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Type")) {
+			v := bytes.ToLower(bytes.TrimSpace(value))
+			return bytes.HasPrefix(v, []byte("text/html")) || bytes.HasPrefix(v, []byte("application/xhtml"))
+		}
+	}
+	return false
+}
+
+// decodeTitle decodes a page's body from body on until its </title> is
+// out (and 1 KiB more), or titleScanLimit bytes of the block are.
+func (w *parWorker) decodeTitle(m *parMember, hl, cl, body int64) error {
+	from := hl + body
+	for {
+		out := w.out()
+		end := min(int64(len(out)), hl+cl)
+		if end >= hl+cl || end-hl >= titleScanLimit {
+			return nil
+		}
+		if from < end && hasFold(out[from:end], "</title") {
+			return w.decodeTo(m, min(end+1<<10, hl+cl))
+		}
+		from = max(hl+body, end-8)
+		if err := w.decodeTo(m, min(hl+cl, end+fastStep)); err != nil {
+			return err
+		}
+		if int64(len(w.out())) <= end {
+			return nil // the member ended
+		}
+	}
+}
+
+// inflateRest inflates the member from what is out to its end: the record
+// (u bytes), then nothing but at most four line-end bytes, then the
+// member's end (its CRC and size checked), which must be the candidate end.
+func (w *parWorker) inflateRest(m *parMember, u int64) ([]byte, bool) {
+	if !w.gzOn {
+		// start gz: decoding from the start again is simplest; piMax
+		// bytes at most were decoded by pi
+		done := int64(len(w.pi.out))
+		if err := w.decodeTo(m, max(done, piMax+1)); err != nil {
+			return nil, false
+		}
+	}
+	// discard the rest of the record, keeping what was out
+	have := int64(len(w.gzOut))
+	if have < u {
+		if _, err := io.CopyN(io.Discard, w.gz, u-have); err != nil {
+			return nil, false
+		}
+	}
+	var tail []byte
+	if have > u {
+		tail = append(tail, w.gzOut[u:]...)
+	}
+	var b [8]byte
+	for {
+		n, err := w.gz.Read(b[:])
+		tail = append(tail, b[:n]...)
+		if len(tail) > 4 {
+			return nil, false
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, false
+		}
+	}
+	for _, c := range tail {
+		if c != '\r' && c != '\n' {
+			return nil, false
+		}
+	}
+	if w.gzSec.off-int64(w.br.Buffered()) != m.end {
+		return nil, false
+	}
+	return tail, true
+}
+
+// next returns the next member in file order, waiting for its job; nil
+// at the end of the file.
+func (in *inputRun) parNext() (*parMember, error) {
+	p := in.par
+	for p.cur == nil || p.idx >= len(p.cur.members) {
+		job, ok := <-p.ordered
+		if !ok {
+			return nil, nil
+		}
+		select {
+		case <-job.done:
+		default:
+			parWaits++
+			<-job.done
+		}
+		parJobs++
+		p.cur, p.idx = job, 0
+		// the raw copy of the job's members the path takes, in one go
+		end := int64(-1)
+		for i := range job.members {
+			if !job.members[i].ok {
+				break
+			}
+			end = job.members[i].end
+		}
+		if err := in.feedTo(end, &job.raw); err != nil {
+			return nil, err
+		}
+	}
+	m := &p.cur.members[p.idx]
+	p.idx++
+	return m, nil
+}
+
+// feedTo hands the input's bytes up to end to the sink's copy goroutine:
+// those raw holds as they are, others read from the input.
+func (in *inputRun) feedTo(end int64, raw *jobBytes) error {
+	s := in.sink
+	t := s.tap
+	if raw != nil && s.sent < end && s.sent >= raw.base && s.sent < raw.base+int64(len(raw.b)) {
+		b := raw.b[s.sent-raw.base : min(end, raw.base+int64(len(raw.b)))-raw.base]
+		if err := t.giveShared(b); err != nil {
+			return err
+		}
+	}
+	for s.sent < end {
+		b := t.buffer()
+		n := int(min(int64(cap(b)), end-s.sent))
+		k, err := in.par.ra.ReadAt(b[:n], s.sent)
+		if k > 0 {
+			if err := t.give(b[:k]); err != nil {
+				return err
+			}
+		}
+		if k < n {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("%s: reading at offset %d: %w", in.name, s.sent, err)
+		}
+	}
+	return nil
+}
+
+// nextPar hands out the next member's record; at a member the workers did
+// not take, or at the end, the sequential fast path takes over.
+func (in *inputRun) nextPar() (*record.Record, error) {
+	p := in.par
+	m, err := in.parNext()
+	if err != nil {
+		return nil, err
+	}
+	if m == nil || !m.ok {
+		at := p.size
+		if m != nil {
+			at = m.start
+		}
+		in.endParPhase(at)
+		return in.nextFast()
+	}
+	in.flushTrailer()
+	in.w.stats.Parallel++
+	rec := m.rec
+	p.m = m
+	p.blk = &parBlock{p: p, m: m}
+	rec.Block = p.blk
+	pr := &pendingRec{rec: rec, seq: in.seq}
+	in.seq++
+	in.fs.cur = pr
+	in.detect(rec, nil)
+	in.out = pr
+	return &record.Record{Version: rec.Version, Header: rec.Header, Block: rec.Block, Offset: pr.seq}, nil
+}
+
+// endPar finishes the member handed out last, as endFast does.
+func (in *inputRun) endPar() error {
+	p := in.par
+	pr := in.out
+	in.out = nil
+	m := p.m
+	rec := pr.rec
+	if done, err := in.deferParPage(m); done || err != nil {
+		return err
+	}
+	if in.fs.buf == nil {
+		in.fs.buf = make([]byte, 32<<10)
+	}
+	for in.w.det.Wants() {
+		if _, err := rec.Block.Read(in.fs.buf); err != nil {
+			break
+		}
+	}
+	in.finish(rec)
+	if p.blk.err != nil {
+		// the block is damaged past what the worker decoded: lib/warc
+		// reads the member again and reports it
+		in.endParPhase(m.start)
+		return in.handover(m.start, pr)
+	}
+	in.parTrailer(m)
+	return in.placePar(pr, m)
+}
+
+// parTrailer notes what follows m's record, as noteTrailer and
+// noteTrailerSize do.
+func (in *inputRun) parTrailer(m *parMember) {
+	if !m.skipped {
+		in.noteTrailer(m.start, m.tail)
+		return
+	}
+	if m.extra != 4 {
+		in.fs.trailer = &record.Problem{File: in.name, Offset: m.start, Msg: fmt.Sprintf("record not followed by CRLF CRLF (%d line-end bytes after it)", m.extra), Repaired: true}
+	}
+	in.w.stats.Skipped++
+}
+
+func (in *inputRun) placePar(pr *pendingRec, m *parMember) error {
+	if err := in.place(pr.seq, m.start, m.end); err != nil {
+		return err
+	}
+	in.w.stats.CopiedRaw += m.end - m.start
+	in.fs.next = m.end
+	return nil
+}
+
+// deferParPage leaves a page's detection to a detector worker, as
+// deferPage does.
+func (in *inputRun) deferParPage(m *parMember) (bool, error) {
+	det := in.w.det
+	if !det.Full || !det.Wants() || in.par.verify || m.hdrLen+m.cl > deferMax {
+		return false, nil
+	}
+	member := make([]byte, m.end-m.start)
+	if n, err := in.par.ra.ReadAt(member, m.start); n < len(member) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return false, fmt.Errorf("%s: reading at offset %d: %w", in.name, m.start+int64(n), err)
+	}
+	rec := in.fs.cur.rec
+	if !det.Defer(rec, member, m.hdrLen, m.start) {
+		return false, nil
+	}
+	in.parTrailer(m)
+	in.finish(rec)
+	return true, in.placePar(in.fs.cur, m)
+}
+
+// endParPhase ends the parallel phase: the sequential fast path goes on
+// from the member at offset at, reading the input from what the sink has
+// been given (earlier bytes it reads back from the sink).
+func (in *inputRun) endParPhase(at int64) {
+	p := in.par
+	in.par = nil
+	p.stop()
+	from := in.sink.sent
+	in.rs.r = io.NewSectionReader(p.ra, from, p.size-from)
+	in.rs.winOff = from
+	in.fs.next = at
+}
+
+// parBlock is the block of the member handed out: the bytes the worker
+// decoded, then the rest inflated on demand. As with fastBlock, an error
+// is kept and reported as io.EOF (endPar hands the member to lib/warc).
+type parBlock struct {
+	p    *parInput
+	m    *parMember
+	n    int64
+	gzOn bool
+	err  error
+}
+
+func (b *parBlock) Read(q []byte) (int, error) {
+	m := b.m
+	if b.err != nil || b.n >= m.cl {
+		return 0, io.EOF
+	}
+	q = q[:min(int64(len(q)), m.cl-b.n, 4<<10)]
+	at := m.hdrLen + b.n
+	if !b.gzOn {
+		if at < int64(len(m.out)) {
+			n := copy(q, m.out[at:])
+			b.n += int64(n)
+			return n, nil
+		}
+		if err := b.startGz(at); err != nil {
+			b.err = err
+			return 0, io.EOF
+		}
+	}
+	n, err := b.p.gz.Read(q)
+	b.n += int64(n)
+	if err == io.EOF && b.n < m.cl {
+		b.err = io.ErrUnexpectedEOF
+		return n, io.EOF
+	}
+	if err != nil && err != io.EOF {
+		b.err = err
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// startGz inflates the member from its start up to at.
+func (b *parBlock) startGz(at int64) error {
+	p := b.p
+	if p.br == nil {
+		p.br = bufio.NewReaderSize(nil, 64<<10)
+	}
+	p.br.Reset(io.NewSectionReader(p.ra, b.m.start, b.m.end-b.m.start))
+	var err error
+	if p.gz == nil {
+		p.gz, err = gzip.NewReader(p.br)
+	} else {
+		err = p.gz.Reset(p.br)
+	}
+	if err != nil {
+		return err
+	}
+	p.gz.Multistream(false)
+	b.gzOn = true
+	_, err = io.CopyN(io.Discard, p.gz, at)
+	return err
+}
