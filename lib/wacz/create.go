@@ -73,16 +73,16 @@ type Options struct {
 
 // Stats counts what a Writer wrote.
 type Stats struct {
-	Inputs     int
-	Records    int   // records written to archive/
-	Captures   int   // index lines
-	Pages      int   // pages in pages.jsonl
-	CopiedRaw  int64 // bytes of gzip members copied without recompression
-	Skipped    int   // members whose end was found without inflating them
-	Handovers  int   // times the fast path handed an input over to lib/warc
+	Inputs    int
+	Records   int   // records written to archive/
+	Captures  int   // index lines
+	Pages     int   // pages in pages.jsonl
+	CopiedRaw int64 // bytes of gzip members copied without recompression
+	Skipped   int   // members whose end was found without inflating them
+	Handovers int   // times the fast path handed an input over to lib/warc
 	// Parallel counts the members the parallel fast path decoded (on
 	// other cores than the indexing one).
-	Parallel int64
+	Parallel   int64
 	Reencoded  int   // records compressed again
 	ArchiveLen int64 // bytes in archive/
 	// PagesSpilled counts detected pages moved to temporary files when

@@ -64,10 +64,10 @@ func parMinDefault() int64 {
 var parDisabled = os.Getenv("ARCPORT_NO_PARALLEL") != ""
 
 const (
-	parJobBytes = 1 << 20   // compressed bytes per job, about
-	parJobMax   = 256       // members per job at most
-	parAhead    = 8         // jobs in flight
-	parHeadMax  = 64 << 10  // how far a worker looks for the end of an HTTP head
+	parJobBytes = 1 << 20  // compressed bytes per job, about
+	parJobMax   = 256      // members per job at most
+	parAhead    = 8        // jobs in flight
+	parHeadMax  = 64 << 10 // how far a worker looks for the end of an HTTP head
 )
 
 // parMember is one candidate member and what a worker made of it.

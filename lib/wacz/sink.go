@@ -232,8 +232,8 @@ type tapper struct {
 type tapItem struct {
 	b      []byte
 	shared bool // b is not the tapper's (not put in free)
-	part *ZipEntry
-	off  int64
+	part   *ZipEntry
+	off    int64
 }
 
 const tapChunk = 256 << 10
