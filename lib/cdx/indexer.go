@@ -97,6 +97,41 @@ type Indexer struct {
 
 	br  *bufio.Reader
 	hdr jsHeaders
+
+	prepared func(*record.Record) *Prep
+}
+
+// Prep is what an Indexer reads of a record, read ahead of time (by a
+// Preparer, on another goroutine) so that the Indexer need not read the
+// record's block itself.
+type Prep struct{ ri *recInfo }
+
+// Preparer reads records as an Indexer does. It is not safe for
+// concurrent use: use one per goroutine.
+type Preparer struct{ ix *Indexer }
+
+// NewPreparer returns a Preparer reading records as an Indexer made with
+// the same options would.
+func NewPreparer(opts ...Option) *Preparer {
+	return &Preparer{ix: NewIndexer(nil, "", opts...)}
+}
+
+// Prepare reads rec (its header and as much of its block as indexing
+// needs); nil when reading failed (the Indexer then reads the record
+// itself, and reports the error).
+func (p *Preparer) Prepare(rec *record.Record) *Prep {
+	ri, err := p.ix.info(rec)
+	if err != nil {
+		return nil
+	}
+	ri.rec = nil
+	return &Prep{ri: ri}
+}
+
+// WithPrepared has the Indexer ask fn for a record's Prep before reading
+// the record; when fn returns one, the record's block is not read.
+func WithPrepared(fn func(*record.Record) *Prep) Option {
+	return func(ix *Indexer) { ix.prepared = fn }
 }
 
 // recInfo is what the Indexer keeps of a record once its block is gone.
@@ -175,10 +210,19 @@ func (ix *Indexer) step() {
 	if err == io.EOF {
 		ix.eof = true
 	} else {
-		cur, err = ix.info(rec)
-		if err != nil {
-			ix.err = err
-			return
+		if ix.prepared != nil {
+			if p := ix.prepared(rec); p != nil {
+				c := *p.ri
+				c.rec = rec
+				cur = &c
+			}
+		}
+		if cur == nil {
+			cur, err = ix.info(rec)
+			if err != nil {
+				ix.err = err
+				return
+			}
 		}
 	}
 	last := ix.last

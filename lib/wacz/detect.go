@@ -206,41 +206,84 @@ func (d *Detector) Wants() bool {
 }
 
 // End finishes the record started with Begin, once its whole block was fed.
-func (d *Detector) End(rec *record.Record) {
-	d.last = nil
+func (d *Detector) End(rec *record.Record) { d.apply(rec, d.endPrep(rec)) }
+
+// detectPrep is what the detector makes of one record by itself (Begin,
+// the block fed while it Wants, End's reading of it). What becomes of it
+// depends on the records before (frames, pages found already): apply.
+type detectPrep struct {
+	active    bool // Begin took the record
+	frameDest bool // a request for a frame (Sec-Fetch-Dest)
+	page      bool // an HTML 200 response or resource
+	info      htmlInfo
+	ok        bool // info was read
+}
+
+// endPrep ends the record started with Begin and returns what was made of
+// it.
+func (d *Detector) endPrep(rec *record.Record) detectPrep {
 	if !d.active {
-		return
+		return detectPrep{}
 	}
 	d.active = false
-	u := rec.TargetURI()
+	pp := detectPrep{active: true}
 	switch rec.Type() {
 	case record.Request:
 		h, err := httpmsg.ParseHead(d.buf.Bytes())
 		if err == nil && h.Request {
 			switch strings.ToLower(h.Get("Sec-Fetch-Dest")) {
 			case "iframe", "frame", "embed", "object":
-				d.frames[u] = true
+				pp.frameDest = true
 			}
 		}
-		return
+		return pp
 	case record.Response:
 		if d.done {
-			return
+			return pp
 		}
+	}
+	pp.page = true
+	pp.info, pp.ok = pageContent(rec.Type(), bytes.NewReader(d.buf.Bytes()), d.Text)
+	return pp
+}
+
+// Prepared takes what a Detector with the same settings made of rec on
+// another goroutine (Begin, the block fed, endPrep) in place of Begin, the
+// block and End.
+func (d *Detector) prepared(rec *record.Record, pp detectPrep) {
+	d.checkMemory()
+	d.active = false
+	d.apply(rec, pp)
+}
+
+// apply adds what was made of rec to the detector's state.
+func (d *Detector) apply(rec *record.Record, pp detectPrep) {
+	d.last = nil
+	if !pp.active {
+		return
+	}
+	u := rec.TargetURI()
+	if rec.Type() == record.Request {
+		if pp.frameDest {
+			d.frames[u] = true
+		}
+		return
+	}
+	if !pp.page {
+		return
 	}
 	p := d.newPage(rec)
 	if p == nil {
 		return
 	}
-	info, ok := pageContent(rec.Type(), bytes.NewReader(d.buf.Bytes()), d.Text)
-	if !ok {
+	if !pp.ok {
 		d.drop(p)
 		return
 	}
 	d.memSize -= pageBytes(p)
-	p.Title, p.Text = info.title, info.text
+	p.Title, p.Text = pp.info.title, pp.info.text
 	d.memSize += pageBytes(p)
-	d.addFrames(u, info.frames)
+	d.addFrames(u, pp.info.frames)
 	d.last = p
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/httpmsg"
@@ -80,6 +81,8 @@ type parMember struct {
 	skipped    bool   // end found by ISIZE, the rest not inflated
 	tail       []byte // inflated to its end: the bytes after the record
 	extra      uint32 // skipped: the ISIZE field minus the record's size
+	prep       *cdx.Prep
+	dprep      *detectPrep // what the page detector makes of it (nil: the detector reads it)
 }
 
 type parJob struct {
@@ -88,6 +91,20 @@ type parJob struct {
 	done    chan struct{}
 	raw     jobBytes // the job's raw bytes (a prefix of them for a long member)
 	arena   []byte   // the members' out
+	// refs counts the holders of raw.b (the indexing goroutine, the
+	// sink's copy goroutine): the last one gives it back to free
+	refs atomic.Int32
+	free chan []byte
+}
+
+// release drops one hold of the job's raw bytes.
+func (j *parJob) release() {
+	if j.refs.Add(-1) == 0 && j.raw.b != nil {
+		select {
+		case j.free <- j.raw.b:
+		default:
+		}
+	}
 }
 
 // parJobRaw bounds the raw bytes a job carries; a worker reads the rest
@@ -116,8 +133,11 @@ type parInput struct {
 	size    int64
 	verify  bool
 	maxBody int
+	text    bool // the page detector's settings
+	full    bool
 
 	ordered chan *parJob // jobs in file order, to the indexing goroutine
+	free    chan []byte  // jobs' raw buffers, for reuse
 	jobs    chan *parJob // jobs to the workers
 	quit    chan struct{}
 	wg      sync.WaitGroup
@@ -171,7 +191,7 @@ func (in *inputRun) startPar(ra io.ReaderAt, size int64) error {
 	in.raw = true
 	// the sequential fast path's stream: it gets its source when it takes
 	// over (endParPhase); until then only its sink's copy goroutine runs
-	in.rs = newRawStream(nil, in.sink, in.w.takeWindow())
+	in.rs = &rawStream{sink: in.sink, tap: true} // its window comes with endParPhase
 	if err := in.rs.async(); err != nil {
 		return err
 	}
@@ -179,9 +199,11 @@ func (in *inputRun) startPar(ra io.ReaderAt, size int64) error {
 	in.fast = true
 	p := &parInput{
 		ra: ra, size: size, verify: in.w.opts.Verify, maxBody: cdx.DefaultMaxRequestBody,
+		text: in.w.det.Text, full: in.w.det.Full,
 		ordered: make(chan *parJob, parAhead),
 		jobs:    make(chan *parJob, parAhead),
 		quit:    make(chan struct{}),
+		free:    make(chan []byte, parAhead+2),
 	}
 	n := runtime.GOMAXPROCS(0)
 	p.wg.Add(1 + n)
@@ -209,7 +231,8 @@ func (p *parInput) split() {
 	win := &window{ra: p.ra, size: p.size, buf: make([]byte, 0, 1<<20)}
 	pos := int64(0)
 	for pos < p.size {
-		job := &parJob{done: make(chan struct{})}
+		job := &parJob{done: make(chan struct{}), free: p.free}
+		job.refs.Store(1)
 		first := pos
 		for pos < p.size && len(job.cands) < parJobMax && pos-first < parJobBytes {
 			b, err := win.slice(pos, 1)
@@ -231,7 +254,16 @@ func (p *parInput) split() {
 		}
 		job.raw = jobBytes{ra: p.ra, base: first}
 		if n := min(pos, first+parJobRaw) - first; n > 0 {
-			job.raw.b = make([]byte, n)
+			select {
+			case b := <-p.free:
+				if int64(cap(b)) >= n {
+					job.raw.b = b[:n]
+				}
+			default:
+			}
+			if job.raw.b == nil {
+				job.raw.b = make([]byte, n, max(n, parJobBytes+parJobBytes/4))
+			}
 			if k, _ := win.ReadAt(job.raw.b, first); k < len(job.raw.b) {
 				job.raw.b = job.raw.b[:k]
 			}
@@ -278,7 +310,7 @@ func (p *parInput) nextHeader(win *window, pos int64) (int64, bool) {
 // work decodes the members of jobs.
 func (p *parInput) work() {
 	defer p.wg.Done()
-	w := &parWorker{p: p, br: bufio.NewReaderSize(nil, 32<<10)}
+	w := &parWorker{p: p, br: bufio.NewReaderSize(nil, 32<<10), prep: cdx.NewPreparer(), det: NewDetector(p.text, p.full)}
 	for {
 		select {
 		case job := <-p.jobs:
@@ -326,6 +358,29 @@ type parWorker struct {
 	br    *bufio.Reader
 	gzOn  bool
 	gzOut []byte
+	prep  *cdx.Preparer
+	det   *Detector // for detectPrep only
+	chunk []byte
+}
+
+// prefixBlock reads a block from what was decoded of it; short tells
+// whether the reader wanted more than that.
+type prefixBlock struct {
+	b     []byte
+	more  bool // the block goes on past b
+	short bool
+}
+
+func (p *prefixBlock) Read(q []byte) (int, error) {
+	if len(p.b) == 0 {
+		if p.more {
+			p.short = true
+		}
+		return 0, io.EOF
+	}
+	n := copy(q, p.b)
+	p.b = p.b[n:]
+	return n, nil
 }
 
 // out is what has been decoded of the member so far.
@@ -444,7 +499,39 @@ func (w *parWorker) decode(m *parMember) {
 	m.out = w.job.arena[a:len(w.job.arena):len(w.job.arena)]
 	m.rec, m.hdrLen, m.cl = rec, hl, cl
 	m.ok = true
+	// what the indexer reads of it, unless it reads past what is out
+	pb := &prefixBlock{b: m.out[hl:], more: int64(len(m.out)) < u}
+	prep := w.prep.Prepare(&record.Record{Version: rec.Version, Header: rec.Header, Block: pb, Offset: m.start})
+	if !pb.short {
+		m.prep = prep
+	}
+	// what the page detector makes of it: fed as endPar feeds it (in the
+	// chunks parBlock hands out), unless it reads past what is out. With
+	// Full, pages are left to the detector's own workers (deferParPage).
+	if w.p.full {
+		return
+	}
+	pb = &prefixBlock{b: m.out[hl:], more: int64(len(m.out)) < u}
+	if dw := w.det.Begin(rec); dw != nil {
+		if w.chunk == nil {
+			w.chunk = make([]byte, parChunk)
+		}
+		for w.det.Wants() {
+			n, err := pb.Read(w.chunk)
+			dw.Write(w.chunk[:n])
+			if err != nil {
+				break
+			}
+		}
+	}
+	dp := w.det.endPrep(rec)
+	if !pb.short {
+		m.dprep = &dp
+	}
 }
+
+// parChunk is the most a parBlock Read hands out.
+const parChunk = 4 << 10
 
 // decodeBlock decodes as much of the block as the indexer and the page
 // detector usually read: an HTTP head, a request body (not GET), an HTML
@@ -452,9 +539,6 @@ func (w *parWorker) decode(m *parMember) {
 // (parBlock), so this only has to be a good guess.
 func (w *parWorker) decodeBlock(m *parMember, rec *record.Record, hl, cl int64) error {
 	u := hl + cl
-	if err := w.decodeTo(m, hl+min(cl, fastStep)); err != nil {
-		return err
-	}
 	typ := rec.Type()
 	ct := httpmsg.MediaType(rec.ContentType())
 	switch typ {
@@ -467,7 +551,7 @@ func (w *parWorker) decodeBlock(m *parMember, rec *record.Record, hl, cl int64) 
 	default:
 		return nil
 	}
-	// the HTTP head
+	// the HTTP head, in the steps the sequential path takes
 	he := -1
 	for {
 		out := w.out()
@@ -475,10 +559,10 @@ func (w *parWorker) decodeBlock(m *parMember, rec *record.Record, hl, cl int64) 
 		if he = headEnd(blk); he >= 0 || int64(len(blk)) >= cl || len(blk) >= parHeadMax {
 			break
 		}
-		if err := w.decodeTo(m, hl+min(cl, int64(len(blk)+fastStep))); err != nil {
+		if err := w.decodeTo(m, min(u+4, int64(len(out)+fastStep))); err != nil {
 			return err
 		}
-		if int64(len(w.out())) <= hl+int64(len(blk)) {
+		if len(w.out()) <= len(out) {
 			break // the member ended
 		}
 	}
@@ -523,7 +607,7 @@ func okHTML(head []byte) bool {
 }
 
 // decodeTitle decodes a page's body from body on until its </title> is
-// out (and 1 KiB more), or titleScanLimit bytes of the block are.
+// out, or titleScanLimit bytes of the block are.
 func (w *parWorker) decodeTitle(m *parMember, hl, cl, body int64) error {
 	from := hl + body
 	for {
@@ -533,10 +617,10 @@ func (w *parWorker) decodeTitle(m *parMember, hl, cl, body int64) error {
 			return nil
 		}
 		if from < end && hasFold(out[from:end], "</title") {
-			return w.decodeTo(m, min(end+1<<10, hl+cl))
+			return nil
 		}
 		from = max(hl+body, end-8)
-		if err := w.decodeTo(m, min(hl+cl, end+fastStep)); err != nil {
+		if err := w.decodeTo(m, min(hl+cl+4, int64(len(out))+fastStep)); err != nil {
 			return err
 		}
 		if int64(len(w.out())) <= end {
@@ -609,6 +693,9 @@ func (in *inputRun) parNext() (*parMember, error) {
 			<-job.done
 		}
 		parJobs++
+		if p.cur != nil {
+			p.cur.release()
+		}
 		p.cur, p.idx = job, 0
 		// the raw copy of the job's members the path takes, in one go
 		end := int64(-1)
@@ -618,7 +705,7 @@ func (in *inputRun) parNext() (*parMember, error) {
 			}
 			end = job.members[i].end
 		}
-		if err := in.feedTo(end, &job.raw); err != nil {
+		if err := in.feedTo(end, job); err != nil {
 			return nil, err
 		}
 	}
@@ -629,12 +716,13 @@ func (in *inputRun) parNext() (*parMember, error) {
 
 // feedTo hands the input's bytes up to end to the sink's copy goroutine:
 // those raw holds as they are, others read from the input.
-func (in *inputRun) feedTo(end int64, raw *jobBytes) error {
+func (in *inputRun) feedTo(end int64, job *parJob) error {
 	s := in.sink
 	t := s.tap
-	if raw != nil && s.sent < end && s.sent >= raw.base && s.sent < raw.base+int64(len(raw.b)) {
+	if raw := &job.raw; s.sent < end && s.sent >= raw.base && s.sent < raw.base+int64(len(raw.b)) {
 		b := raw.b[s.sent-raw.base : min(end, raw.base+int64(len(raw.b)))-raw.base]
-		if err := t.giveShared(b); err != nil {
+		job.refs.Add(1)
+		if err := t.giveShared(b, job.release); err != nil {
 			return err
 		}
 	}
@@ -682,9 +770,13 @@ func (in *inputRun) nextPar() (*record.Record, error) {
 	pr := &pendingRec{rec: rec, seq: in.seq}
 	in.seq++
 	in.fs.cur = pr
-	in.detect(rec, nil)
+	if m.dprep == nil {
+		in.detect(rec, nil)
+	}
 	in.out = pr
-	return &record.Record{Version: rec.Version, Header: rec.Header, Block: rec.Block, Offset: pr.seq}, nil
+	view := &record.Record{Version: rec.Version, Header: rec.Header, Block: rec.Block, Offset: pr.seq}
+	in.parView, in.parPrep = view, m.prep
+	return view, nil
 }
 
 // endPar finishes the member handed out last, as endFast does.
@@ -694,6 +786,12 @@ func (in *inputRun) endPar() error {
 	in.out = nil
 	m := p.m
 	rec := pr.rec
+	if m.dprep != nil {
+		in.w.det.prepared(rec, *m.dprep)
+		in.captured(rec)
+		in.parTrailer(m)
+		return in.placePar(pr, m)
+	}
 	if done, err := in.deferParPage(m); done || err != nil {
 		return err
 	}
@@ -769,6 +867,8 @@ func (in *inputRun) endParPhase(at int64) {
 	in.par = nil
 	p.stop()
 	from := in.sink.sent
+	w := newRawStream(nil, nil, in.w.takeWindow())
+	in.rs.win = w.win
 	in.rs.r = io.NewSectionReader(p.ra, from, p.size-from)
 	in.rs.winOff = from
 	in.fs.next = at
@@ -790,7 +890,7 @@ func (b *parBlock) Read(q []byte) (int, error) {
 	if b.err != nil || b.n >= m.cl {
 		return 0, io.EOF
 	}
-	q = q[:min(int64(len(q)), m.cl-b.n, 4<<10)]
+	q = q[:min(int64(len(q)), m.cl-b.n, parChunk)]
 	at := m.hdrLen + b.n
 	if !b.gzOn {
 		if at < int64(len(m.out)) {

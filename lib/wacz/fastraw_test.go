@@ -127,9 +127,9 @@ func TestFastPathSameAsReader(t *testing.T) {
 			var stats []Stats
 			// the fast path in parallel (fastpar.go), then sequential
 			defer func(m int64, d bool) { parMinSize, parDisabled = m, d }(parMinSize, parDisabled)
-			for i, opts := range []Options{{}, {Verify: true}, {NoFastPath: true}, {}, {Verify: true}} {
-				parMinSize, parDisabled = 0, i >= 3
-				opts.Frames = true
+			for i, opts := range []Options{{}, {Verify: true}, {NoFastPath: true}, {}, {Verify: true}, {}, {}} {
+				parMinSize, parDisabled = 0, i >= 3 && i != 5
+				opts.Frames = i < 5 // the last two: titles only, parallel then sequential
 				path, st, err := buildWACZ(t, opts, in)
 				if err != nil {
 					t.Fatalf("%+v: %v", opts, err)
@@ -138,15 +138,22 @@ func TestFastPathSameAsReader(t *testing.T) {
 				got = append(got, entries(t, path))
 				stats = append(stats, st)
 			}
-			for i, name := range []string{"verify", "reader", "sequential", "sequential verify"} {
-				for k, v := range got[0] {
-					if !bytes.Equal(v, got[i+1][k]) {
+			for i, name := range []string{"verify", "reader", "sequential", "sequential verify", "titles only, parallel"} {
+				a, b := got[0], got[i+1]
+				if i == 4 {
+					a, b = got[6], got[5]
+				}
+				for k, v := range a {
+					if !bytes.Equal(v, b[k]) {
 						t.Errorf("%s differs between the fast path and the %s path", k, name)
 					}
 				}
-				if len(got[0]) != len(got[i+1]) {
-					t.Errorf("%d files vs %d with the %s path", len(got[0]), len(got[i+1]), name)
+				if len(a) != len(b) {
+					t.Errorf("%d files vs %d with the %s path", len(a), len(b), name)
 				}
+			}
+			if stats[5].Parallel == 0 && stats[0].Parallel != 0 {
+				t.Errorf("titles only: nothing in parallel")
 			}
 			t.Logf("fast path: %d skipped, %d handovers, %d re-encoded, %d parallel", stats[0].Skipped, stats[0].Handovers, stats[0].Reencoded, stats[0].Parallel)
 			if stats[3].Parallel != 0 || stats[4].Parallel != 0 {

@@ -33,7 +33,9 @@ type inputRun struct {
 	raw     bool // copying gzip members as they are
 	fast    bool // raw, through the fast path (fastraw.go)
 	fs      *fastState
-	par     *parInput  // the parallel phase of the fast path (fastpar.go)
+	par     *parInput // the parallel phase of the fast path (fastpar.go)
+	parView *record.Record
+	parPrep *cdx.Prep
 	rs      *rawStream // raw mode: the input, copied to the sink as read
 	rawBase int64      // stream offset where wr started reading
 	src     record.Reader
@@ -150,7 +152,7 @@ func (in *inputRun) startWriter() {
 // index runs the CDX indexer over the input and sends its entries, once
 // placed, to the collection's index.
 func (in *inputRun) index() error {
-	ix := cdx.NewIndexer(in, "", cdx.WithReplayableRevisits(true))
+	ix := cdx.NewIndexer(in, "", cdx.WithReplayableRevisits(true), cdx.WithPrepared(in.prepared))
 	for {
 		e, err := ix.Next()
 		if err == io.EOF {
@@ -179,6 +181,15 @@ func (in *inputRun) index() error {
 		in.keepWindow()
 	}
 	return in.sink.Close()
+}
+
+// prepared gives the indexer what a worker of the parallel fast path read
+// of the record handed out last.
+func (in *inputRun) prepared(view *record.Record) *cdx.Prep {
+	if in.parView != view || in.parView == nil {
+		return nil
+	}
+	return in.parPrep
 }
 
 // flushEntries gives placed entries their file, offset and length and adds
@@ -327,6 +338,11 @@ func (in *inputRun) detect(rec *record.Record, extra io.Writer) {
 // finish completes the detector's view of rec and notes its capture time.
 func (in *inputRun) finish(rec *record.Record) {
 	in.w.det.End(rec)
+	in.captured(rec)
+}
+
+// captured notes rec's capture time.
+func (in *inputRun) captured(rec *record.Record) {
 	switch rec.Type() {
 	case record.Response, record.Resource, record.Revisit:
 		if t, err := rec.Date(); err == nil && rec.TargetURI() != "" {

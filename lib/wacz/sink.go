@@ -231,7 +231,8 @@ type tapper struct {
 // tapItem is bytes to write, or a Commit of part at off.
 type tapItem struct {
 	b      []byte
-	shared bool // b is not the tapper's (not put in free)
+	shared bool   // b is not the tapper's (not put in free)
+	done   func() // shared: called once b is written
 	part   *ZipEntry
 	off    int64
 }
@@ -265,6 +266,8 @@ func newTapper(sink *archiveSink) *tapper {
 				case t.free <- b[:cap(b)]:
 				default:
 				}
+			} else if it.done != nil {
+				it.done()
 			}
 			t.wg.Done()
 		}
@@ -313,11 +316,11 @@ func (t *tapper) give(b []byte) error {
 	return t.err
 }
 
-// giveShared hands b to the goroutine, which only reads it (b must not
-// change until the goroutine is quiet).
-func (t *tapper) giveShared(b []byte) error {
+// giveShared hands b to the goroutine, which only reads it, and calls
+// done (when not nil) once it has written it.
+func (t *tapper) giveShared(b []byte, done func()) error {
 	t.wg.Add(1)
-	t.ch <- tapItem{b: b, shared: true}
+	t.ch <- tapItem{b: b, shared: true, done: done}
 	t.sink.sent += int64(len(b))
 	t.mu.Lock()
 	defer t.mu.Unlock()
