@@ -345,10 +345,15 @@ func (d *Detector) addFrames(page string, frames []string) {
 // HTTP head must say 200 and HTML, and the body is de-chunked and decoded;
 // a resource block is the document itself. A cut-off or damaged body still
 // gives what could be read.
+// headReaders are the readers pageContent reads an HTTP head with.
+var headReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
+
 func pageContent(typ record.Type, block io.Reader, text bool) (htmlInfo, bool) {
 	body := block
 	if typ == record.Response {
-		br := bufio.NewReader(block)
+		br := headReaders.Get().(*bufio.Reader)
+		br.Reset(block)
+		defer func() { br.Reset(nil); headReaders.Put(br) }()
 		h, err := httpmsg.ReadHead(br)
 		if err != nil || h.Request || h.StatusCode != 200 || !isHTML(h.MIME()) {
 			return htmlInfo{}, false
