@@ -1,0 +1,125 @@
+package wacz
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestParallelDamage: a damaged byte anywhere (a gzip header, deflate
+// data, a trailer, the bytes between members) or a cut gives the same
+// result with the parallel fast path as with the sequential one: the same
+// error or the same WACZ and the same warnings. The parallel phase hands
+// over to the sequential path at the member it does not take.
+func TestParallelDamage(t *testing.T) {
+	data := synthWARC(t, 60, func(i int) int { return 200 + (i%7)*9000 })
+	var starts []int
+	for i := 0; ; {
+		j := bytes.Index(data[i:], []byte{0x1f, 0x8b, 8})
+		if j < 0 {
+			break
+		}
+		starts = append(starts, i+j)
+		i += j + 1
+	}
+	k := len(starts) / 2
+	s, e := starts[k], starts[k+1]
+	type cut struct {
+		name string
+		data []byte
+	}
+	flip := func(at int) []byte { b := bytes.Clone(data); b[at] ^= 0x55; return b }
+	cases := []cut{
+		{"clean", data},
+		{"gzip magic", flip(s)},
+		{"gzip flags", flip(s + 3)},
+		{"deflate start", flip(s + 12)},
+		{"deflate middle", flip((s + e) / 2)},
+		{"crc", flip(e - 8)},
+		{"isize", flip(e - 3)},
+		{"cut in a member", data[:(s+e)/2]},
+		{"cut at a member", data[:s]},
+		{"junk between members", append(append(bytes.Clone(data[:s]), "junk\n"...), data[s:]...)},
+		{"zeros between members", append(append(bytes.Clone(data[:s]), make([]byte, 100)...), data[s:]...)},
+	}
+	defer func(m int64, d bool) { parMinSize, parDisabled = m, d }(parMinSize, parDisabled)
+	for _, c := range cases {
+		for _, verify := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/verify=%v", c.name, verify), func(t *testing.T) {
+				var warns [2][]string
+				var errs [2]string
+				var got [2]map[string][]byte
+				var st [2]Stats
+				for i, disabled := range []bool{false, true} {
+					parMinSize, parDisabled = 0, disabled
+					opts := Options{Verify: verify, Warn: func(s string) { warns[i] = append(warns[i], s) }}
+					// a file, as the command line gives it
+					dir := t.TempDir()
+					in := filepath.Join(dir, "in.warc.gz")
+					if err := os.WriteFile(in, c.data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					path, stats, err := buildWACZFile(t, opts, in)
+					st[i] = stats
+					if err != nil {
+						errs[i] = err.Error()
+						continue
+					}
+					got[i] = entries(t, path)
+				}
+				if c.name == "clean" && (st[0].Parallel != int64(st[0].Records) || st[0].Records != 60) {
+					t.Errorf("clean: %d of %d records in parallel", st[0].Parallel, st[0].Records)
+				}
+				if st[1].Parallel != 0 {
+					t.Errorf("sequential run: %d in parallel", st[1].Parallel)
+				}
+				if errs[0] != errs[1] {
+					t.Fatalf("error: parallel %q, sequential %q", errs[0], errs[1])
+				}
+				if strings.Join(warns[0], "\n") != strings.Join(warns[1], "\n") {
+					t.Errorf("warnings: parallel %q, sequential %q", warns[0], warns[1])
+				}
+				for n, v := range got[1] {
+					if !bytes.Equal(v, got[0][n]) {
+						t.Errorf("%s differs", n)
+					}
+				}
+				if len(got[0]) != len(got[1]) {
+					t.Errorf("%d files, sequential %d", len(got[0]), len(got[1]))
+				}
+				t.Logf("parallel: %d of %d records, err %q, %d warnings", st[0].Parallel, st[0].Records, errs[0], len(warns[0]))
+			})
+		}
+	}
+}
+
+// buildWACZFile is buildWACZ with an input file, opened as the command
+// line opens it.
+func buildWACZFile(t *testing.T, opts Options, name string) (string, Stats, error) {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	path := filepath.Join(t.TempDir(), "out.wacz")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	opts.TempDir = t.TempDir()
+	w, err := NewWriter(out, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddInput(filepath.Base(name), f); err != nil {
+		w.Close()
+		return path, w.Stats(), err
+	}
+	err = w.Close()
+	return path, w.Stats(), err
+}
