@@ -110,14 +110,14 @@ func (s *sink) warcWriter(version string) *warc.Writer {
 		if version != record.WARC10 && version != record.WARC11 {
 			version = s.o.version
 		}
-		s.ww = warc.NewWriter(s.cw, warc.WithVersion(version), warc.WithCompression(s.o.compression))
+		s.ww = warc.NewWriter(s.cw, warc.WithVersion(version), warc.WithCompression(s.o.compression), warc.WithLevel(s.o.level))
 	}
 	return s.ww
 }
 
 func (s *sink) memberWriter() (*compio.MemberWriter, error) {
 	if s.mw == nil {
-		mw, err := compio.NewMemberWriter(s.cw, compio.WriterOptions{Format: s.o.compression})
+		mw, err := compio.NewMemberWriter(s.cw, compio.WriterOptions{Format: s.o.compression, Level: s.o.level})
 		if err != nil {
 			return nil, err
 		}
