@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -869,7 +870,9 @@ func (in *inputRun) endParPhase(at int64) {
 	from := in.sink.sent
 	w := newRawStream(nil, nil, in.w.takeWindow())
 	in.rs.win = w.win
-	in.rs.r = io.NewSectionReader(p.ra, from, p.size-from)
+	// to the file's end, as the sequential path reads it (a file that grew
+	// since its size was taken is read whole)
+	in.rs.r = io.NewSectionReader(p.ra, from, math.MaxInt64-from)
 	in.rs.winOff = from
 	in.fs.next = at
 }
