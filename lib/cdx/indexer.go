@@ -11,6 +11,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/internal/compio"
@@ -170,18 +171,25 @@ func NewIndexer(r record.Reader, filename string, opts ...Option) *Indexer {
 	if f, ok := r.(interface{ Format() compio.Format }); ok {
 		ix.plain = f.Format() == compio.Plain
 	}
-	ix.br = bufio.NewReaderSize(bytes.NewReader(nil), 64<<10)
+	ix.br = readers.Get().(*bufio.Reader)
 	return ix
 }
+
+// readers are the Indexers' buffered readers, given back at the end of
+// the records (or an error): indexing many small files allocated and
+// cleared one each.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // Next returns the next entry, or io.EOF after the last one. Errors of the
 // record reader are returned as they are.
 func (ix *Indexer) Next() (*Entry, error) {
 	for len(ix.ready) == 0 {
 		if ix.err != nil {
+			ix.putReader()
 			return nil, ix.err
 		}
 		if ix.eof {
+			ix.putReader()
 			return nil, io.EOF
 		}
 		ix.step()
@@ -190,6 +198,14 @@ func (ix *Indexer) Next() (*Entry, error) {
 	ix.ready[0] = nil
 	ix.ready = ix.ready[1:]
 	return e, nil
+}
+
+func (ix *Indexer) putReader() {
+	if ix.br != nil {
+		ix.br.Reset(nil)
+		readers.Put(ix.br)
+		ix.br = nil
+	}
 }
 
 // step reads one record (or the end), which completes the on-disk length

@@ -49,7 +49,7 @@ import (
 // takes over at that member, so what it then reports, hands over to
 // lib/warc or repairs is what it does without the parallel phase. The
 // results (archive bytes, index, pages, warnings) are the same as the
-// sequential path's (TestParallelSameAsSequential).
+// sequential path's (TestFastPathSameAsReader, TestParallelDamage).
 
 // parMinSize: smaller inputs take the sequential path (starting goroutines
 // for a few members costs more than it saves). A variable for tests.
@@ -196,7 +196,7 @@ func (in *inputRun) startPar(ra io.ReaderAt, size int64) error {
 	if err := in.rs.async(); err != nil {
 		return err
 	}
-	in.fs = &fastState{rs: in.rs, br: bufio.NewReaderSize(nil, 64<<10), verify: in.w.opts.Verify}
+	in.fs = &fastState{rs: in.rs, br: getReader64(nil), verify: in.w.opts.Verify}
 	in.fast = true
 	p := &parInput{
 		ra: ra, size: size, verify: in.w.opts.Verify, maxBody: cdx.DefaultMaxRequestBody,
@@ -678,7 +678,7 @@ func (w *parWorker) inflateRest(m *parMember, u int64) ([]byte, bool) {
 	return tail, true
 }
 
-// next returns the next member in file order, waiting for its job; nil
+// parNext returns the next member in file order, waiting for its job; nil
 // at the end of the file.
 func (in *inputRun) parNext() (*parMember, error) {
 	p := in.par

@@ -394,7 +394,7 @@ func (in *inputRun) startFast(src io.Reader) error {
 	if err := in.rs.async(); err != nil {
 		return err
 	}
-	in.fs = &fastState{rs: in.rs, br: bufio.NewReaderSize(nil, 64<<10), verify: in.w.opts.Verify}
+	in.fs = &fastState{rs: in.rs, br: getReader64(nil), verify: in.w.opts.Verify}
 	in.fast = true
 	return nil
 }

@@ -238,6 +238,18 @@ func (in *inputRun) place(seq, start, end int64) error {
 	return nil
 }
 
+// release gives back the buffers the run took from pools.
+func (in *inputRun) release() {
+	if in.par != nil {
+		in.par.stop()
+		in.par = nil
+	}
+	if in.fs != nil && in.fs.br != nil {
+		putReader64(in.fs.br)
+		in.fs.br = nil
+	}
+}
+
 // abort releases what a failed run holds.
 func (in *inputRun) abort() {
 	if in.par != nil {

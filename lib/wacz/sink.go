@@ -218,7 +218,6 @@ func (s *archiveSink) Resources() []Resource { return s.done }
 type tapper struct {
 	sink *archiveSink
 	ch   chan tapItem
-	free chan []byte
 	wg   sync.WaitGroup
 	mu   sync.Mutex
 	err  error
@@ -240,7 +239,7 @@ type tapItem struct {
 const tapChunk = 256 << 10
 
 func newTapper(sink *archiveSink) *tapper {
-	t := &tapper{sink: sink, ch: make(chan tapItem, 16), free: make(chan []byte, 18)}
+	t := &tapper{sink: sink, ch: make(chan tapItem, 16)}
 	go func() {
 		for it := range t.ch {
 			t.mu.Lock()
@@ -262,10 +261,7 @@ func newTapper(sink *archiveSink) *tapper {
 				}
 			}
 			if !it.shared {
-				select {
-				case t.free <- b[:cap(b)]:
-				default:
-				}
+				tapBufs.Put(&b)
 			} else if it.done != nil {
 				it.done()
 			}
@@ -278,12 +274,7 @@ func newTapper(sink *archiveSink) *tapper {
 // write hands a copy of p to the goroutine.
 func (t *tapper) write(p []byte) error {
 	for len(p) > 0 {
-		var b []byte
-		select {
-		case b = <-t.free:
-		default:
-			b = make([]byte, tapChunk)
-		}
+		b := t.buffer()
 		n := copy(b, p)
 		p = p[n:]
 		t.wg.Add(1)
@@ -297,13 +288,12 @@ func (t *tapper) write(p []byte) error {
 
 // buffer returns a buffer of tapChunk bytes for give.
 func (t *tapper) buffer() []byte {
-	select {
-	case b := <-t.free:
-		return b[:cap(b)]
-	default:
-		return make([]byte, tapChunk)
-	}
+	return (*tapBufs.Get().(*[]byte))[:tapChunk]
 }
+
+// tapBufs are the tappers' buffers, kept from input to input (10,000
+// small inputs each made their own: 2.5 GB allocated and cleared).
+var tapBufs = sync.Pool{New: func() any { b := make([]byte, tapChunk); return &b }}
 
 // give hands b (from buffer, not to be used after) to the goroutine, as
 // write does without the copy.
