@@ -13,6 +13,8 @@
 #              arc2warc vs `zcat in.arc.gz | pigz -6 > /dev/null`    (informative)
 #   waczpack   waczpack create vs warcio.js cdx-index                 <= 0.25
 #              waczpack create vs floor `sha256sum in.warc.gz`        <= 1.5
+#              waczpack create vs `openssl dgst -sha256 in.warc.gz`    (informative)
+#              waczpack create vs create with ARCPORT_NO_PARALLEL=1    (informative)
 #              waczpack create vs js-wacz create                      (informative)
 #              waczpack index  vs warcio.js cdx-index                 (informative)
 #              waczpack index  vs waczpack create                     <= 1.0
@@ -323,15 +325,17 @@ bench_waczpack() {
   local index="$B/waczpack index $in > /dev/null"
   local check="$B/waczpack check -q $in"
   local floor="sha256sum $in > /dev/null"
+  local ssl="openssl dgst -sha256 $in > /dev/null"
+  local seq="ARCPORT_NO_PARALLEL=1 $B/waczpack create -q -o $R/waczpack-seq.wacz $in"
   local zc="zcat $in > /dev/null"
   local jw="$JSWACZ create -f $in -o $R/js-wacz-out.wacz --log-level silent"
   if [ -x "$JSWACZ" ]; then
     bench_set wacz-create "$create" warcio "$peer" wacz-index "$index" wacz-check "$check" \
-      wacz-floor "$floor" wacz-zcat "$zc" js-wacz "$jw"
+      wacz-floor "$floor" wacz-ssl "$ssl" wacz-seq "$seq" wacz-zcat "$zc" js-wacz "$jw"
   else
     log "$JSWACZ missing (make peers): no js-wacz row"
     bench_set wacz-create "$create" warcio "$peer" wacz-index "$index" wacz-check "$check" \
-      wacz-floor "$floor" wacz-zcat "$zc"
+      wacz-floor "$floor" wacz-ssl "$ssl" wacz-seq "$seq" wacz-zcat "$zc"
   fi
   local valid=ok
   "$B/waczpack" validate "$R/waczpack-out.wacz" >"$R/validate.txt" 2>&1 || valid="FAILED (see $R/validate.txt)"
@@ -342,6 +346,12 @@ bench_waczpack() {
   add_row "waczpack create vs floor sha256sum" "$input" \
     wacz-create "$create" wacz-floor "$floor" 1.5 yes \
     "floor = reading the WARC.gz once + its SHA-256 (sha256sum IN, no pipe, no output); waczpack create also copies it into the WACZ and indexes it; create runs shared with the row above"
+  add_row "waczpack create vs openssl dgst -sha256" "$input" \
+    wacz-create "$create" wacz-ssl "$ssl" - yes \
+    "the hardware floor: openssl reads the file and hashes it with the CPU's SHA instructions (coreutils sha256sum does not use them); create must also write the copy (about as much again) and inflate every record's headers; create runs shared with the rows above"
+  add_row "waczpack create vs create, sequential" "$input" \
+    wacz-create "$create" wacz-seq "$seq" - yes \
+    "the same create with its parallel fast path off (ARCPORT_NO_PARALLEL=1: one goroutine decodes every member); same WACZ apart from its creation time; runs shared with the rows above"
   if [ -x "$JSWACZ" ]; then
     local jvalid=ok
     "$B/waczpack" validate "$R/js-wacz-out.wacz" >"$R/validate-js-wacz.txt" 2>&1 || jvalid="FAILED (see $R/validate-js-wacz.txt)"
