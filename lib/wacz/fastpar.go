@@ -93,20 +93,32 @@ type parJob struct {
 	raw     jobBytes // the job's raw bytes (a prefix of them for a long member)
 	arena   []byte   // the members' out
 	// refs counts the holders of raw.b (the indexing goroutine, the
-	// sink's copy goroutine): the last one gives it back to free
-	refs atomic.Int32
-	free chan []byte
+	// sink's copy goroutine): the last one gives it back to free, and
+	// the job's token back to tokens
+	refs   atomic.Int32
+	free   chan []byte
+	tokens chan struct{}
 }
 
 // release drops one hold of the job's raw bytes.
 func (j *parJob) release() {
-	if j.refs.Add(-1) == 0 && j.raw.b != nil {
+	if j.refs.Add(-1) != 0 {
+		return
+	}
+	if j.raw.b != nil {
 		select {
 		case j.free <- j.raw.b:
 		default:
 		}
 	}
+	j.tokens <- struct{}{}
 }
+
+// parJobsHeld bounds the jobs whose raw bytes are held at once (queued for
+// the workers, the indexing goroutine or the copy goroutine): a 2 GB input
+// had the copy goroutine's queue hold 16 and the heap near the memory
+// limit (430 collections instead of 118).
+const parJobsHeld = 8
 
 // parJobRaw bounds the raw bytes a job carries; a worker reads the rest
 // of a long member from the file.
@@ -137,9 +149,10 @@ type parInput struct {
 	text    bool // the page detector's settings
 	full    bool
 
-	ordered chan *parJob // jobs in file order, to the indexing goroutine
-	free    chan []byte  // jobs' raw buffers, for reuse
-	jobs    chan *parJob // jobs to the workers
+	ordered chan *parJob  // jobs in file order, to the indexing goroutine
+	free    chan []byte   // jobs' raw buffers, for reuse
+	tokens  chan struct{} // one per job that may be held (parJobsHeld)
+	jobs    chan *parJob  // jobs to the workers
 	quit    chan struct{}
 	wg      sync.WaitGroup
 
@@ -204,7 +217,8 @@ func (in *inputRun) startPar(ra io.ReaderAt, size int64) error {
 		ordered: make(chan *parJob, parAhead),
 		jobs:    make(chan *parJob, parAhead),
 		quit:    make(chan struct{}),
-		free:    make(chan []byte, parAhead+2),
+		free:    make(chan []byte, parJobsHeld),
+		tokens:  make(chan struct{}, parJobsHeld),
 	}
 	n := runtime.GOMAXPROCS(0)
 	p.wg.Add(1 + n)
@@ -230,9 +244,17 @@ func (p *parInput) split() {
 	defer p.wg.Done()
 	defer close(p.ordered)
 	win := &window{ra: p.ra, size: p.size, buf: make([]byte, 0, 1<<20)}
+	for range parJobsHeld {
+		p.tokens <- struct{}{}
+	}
 	pos := int64(0)
 	for pos < p.size {
-		job := &parJob{done: make(chan struct{}), free: p.free}
+		select {
+		case <-p.tokens:
+		case <-p.quit:
+			return
+		}
+		job := &parJob{done: make(chan struct{}), free: p.free, tokens: p.tokens}
 		job.refs.Store(1)
 		first := pos
 		for pos < p.size && len(job.cands) < parJobMax && pos-first < parJobBytes {
