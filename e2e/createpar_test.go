@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // TestCreateParallelInterrupted: waczpack create of a 20 MB WARC.gz (the
