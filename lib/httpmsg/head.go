@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/arcport/arcport/lib/record"
 )
@@ -163,8 +164,17 @@ func ReadHead(br *bufio.Reader) (*Head, error) {
 
 // ParseHead parses a head held in memory (see ReadHead).
 func ParseHead(b []byte) (*Head, error) {
-	return ReadHead(bufio.NewReaderSize(bytes.NewReader(b), 4096))
+	br := headReaders.Get().(*bufio.Reader)
+	br.Reset(bytes.NewReader(b))
+	h, err := ReadHead(br)
+	br.Reset(nil)
+	headReaders.Put(br)
+	return h, err
 }
+
+// headReaders are ParseHead's readers (page detection parses a head per
+// record).
+var headReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
 
 func (h *Head) parseStartLine(line []byte) error {
 	s := string(line)
