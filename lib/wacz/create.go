@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -411,6 +412,11 @@ func NewFileIndexer(r io.Reader, ra io.ReaderAt, filename string) (*cdx.Indexer,
 	}
 	if kind == KindWARCGzip && fastIndex {
 		if size, ok := sizeOf(ra); ok {
+			if !parDisabled && size >= parMinSize && runtime.GOMAXPROCS(0) >= 2 {
+				pr := newParRecords(ra, size, name)
+				opts = append(opts, cdx.WithPrepared(pr.prepared))
+				return cdx.NewIndexer(pr, base, opts...), nil
+			}
 			return cdx.NewIndexer(newFastRecords(ra, size, name), base, opts...), nil
 		}
 	}

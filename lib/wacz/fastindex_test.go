@@ -143,11 +143,19 @@ func TestFastIndexEqualsCareful(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
+	defer func(m int64, d bool) { parMinSize, parDisabled = m, d }(parMinSize, parDisabled)
 	for _, p := range paths {
+		parMinSize, parDisabled = 0, true
 		fast, fastErr := indexLines(t, p, true)
 		careful, carefulErr := indexLines(t, p, false)
 		if fast != careful || fastErr != carefulErr {
 			t.Errorf("%s: fast path differs: fast %d bytes of lines, error %q; careful %d bytes, error %q", filepath.Base(p), len(fast), fastErr, len(careful), carefulErr)
+		}
+		// the parallel phase in front (parRecords)
+		parDisabled = false
+		par, parErr := indexLines(t, p, true)
+		if par != careful || parErr != carefulErr {
+			t.Errorf("%s: parallel path differs: %d bytes of lines, error %q; careful %d bytes, error %q", filepath.Base(p), len(par), parErr, len(careful), carefulErr)
 		}
 		if careful == "" && carefulErr == "" {
 			t.Errorf("%s: nothing indexed", p)

@@ -138,8 +138,6 @@ func (j *jobBytes) ReadAt(p []byte, off int64) (int, error) {
 	return j.ra.ReadAt(p, off)
 }
 
-var parWaits, parJobs int // PARDEBUG
-
 // parInput is the parallel phase of one input.
 type parInput struct {
 	ra      io.ReaderAt
@@ -148,6 +146,10 @@ type parInput struct {
 	maxBody int
 	text    bool // the page detector's settings
 	full    bool
+	// index: for waczpack index (parRecords): no page detection, and only
+	// what fastRecords takes (the mandatory fields, CRLF CRLF after the
+	// record), so that the rest goes to fastRecords as it would
+	index bool
 
 	ordered chan *parJob  // jobs in file order, to the indexing goroutine
 	free    chan []byte   // jobs' raw buffers, for reuse
@@ -214,27 +216,29 @@ func (in *inputRun) startPar(ra io.ReaderAt, size int64) error {
 	p := &parInput{
 		ra: ra, size: size, verify: in.w.opts.Verify, maxBody: cdx.DefaultMaxRequestBody,
 		text: in.w.det.Text, full: in.w.det.Full,
-		ordered: make(chan *parJob, parAhead),
-		jobs:    make(chan *parJob, parAhead),
-		quit:    make(chan struct{}),
-		free:    make(chan []byte, parJobsHeld),
-		tokens:  make(chan struct{}, parJobsHeld),
 	}
+	p.start()
+	in.par = p
+	return nil
+}
+
+// start starts the splitter and the workers.
+func (p *parInput) start() {
+	p.ordered = make(chan *parJob, parAhead)
+	p.jobs = make(chan *parJob, parAhead)
+	p.quit = make(chan struct{})
+	p.free = make(chan []byte, parJobsHeld)
+	p.tokens = make(chan struct{}, parJobsHeld)
 	n := runtime.GOMAXPROCS(0)
 	p.wg.Add(1 + n)
 	go p.split()
 	for i := 0; i < n; i++ {
 		go p.work()
 	}
-	in.par = p
-	return nil
 }
 
 // stop ends the splitter and the workers and waits for them.
 func (p *parInput) stop() {
-	if os.Getenv("PARDEBUG") != "" {
-		fmt.Fprintln(os.Stderr, "par waits", parWaits, "of", parJobs)
-	}
 	close(p.quit)
 	p.wg.Wait()
 }
@@ -483,6 +487,9 @@ func (w *parWorker) decode(m *parMember) {
 	}
 	rec.Offset = m.start
 	u := hl + cl
+	if w.p.index && !strictHeader(rec) {
+		return
+	}
 	if err := w.decodeBlock(m, rec, hl, cl); err != nil {
 		return
 	}
@@ -495,9 +502,12 @@ func (w *parWorker) decode(m *parMember) {
 		}
 		m.end = m.start + used
 		m.tail = append([]byte(nil), pi.out[u:]...)
+		if w.p.index && string(m.tail) != "\r\n\r\n" {
+			return
+		}
 	case w.p.verify || cl-(min(dec, u)-hl) <= fastTailInflate:
 		tail, ok := w.inflateRest(m, u)
-		if !ok {
+		if !ok || w.p.index && string(tail) != "\r\n\r\n" {
 			return
 		}
 		m.tail = tail
@@ -508,7 +518,7 @@ func (w *parWorker) decode(m *parMember) {
 		}
 		v := binary.LittleEndian.Uint32(t[:])
 		uu := uint32(uint64(u))
-		if v != uu+4 && v != uu+2 && v != uu {
+		if v != uu+4 && (w.p.index || v != uu+2 && v != uu) {
 			return
 		}
 		m.skipped, m.extra = true, v-uu
@@ -531,7 +541,7 @@ func (w *parWorker) decode(m *parMember) {
 	// what the page detector makes of it: fed as endPar feeds it (in the
 	// chunks parBlock hands out), unless it reads past what is out. With
 	// Full, pages are left to the detector's own workers (deferParPage).
-	if w.p.full {
+	if w.p.full || w.p.index {
 		return
 	}
 	pb = &prefixBlock{b: m.out[hl:], more: int64(len(m.out)) < u}
@@ -567,7 +577,7 @@ func (w *parWorker) decodeBlock(m *parMember, rec *record.Record, hl, cl int64) 
 	switch typ {
 	case record.Response, record.Request, record.Revisit:
 	case record.Resource:
-		if isHTML(ct) && rec.TargetURI() != "" {
+		if isHTML(ct) && rec.TargetURI() != "" && !w.p.index {
 			return w.decodeTitle(m, hl, cl, 0)
 		}
 		return nil
@@ -603,7 +613,7 @@ func (w *parWorker) decodeBlock(m *parMember, rec *record.Record, hl, cl int64) 
 		if ct != "application/http" || rec.TargetURI() == "" {
 			return nil
 		}
-		if okHTML(head) {
+		if okHTML(head) && !w.p.index {
 			return w.decodeTitle(m, hl, cl, int64(he))
 		}
 	}
@@ -700,40 +710,44 @@ func (w *parWorker) inflateRest(m *parMember, u int64) ([]byte, bool) {
 	return tail, true
 }
 
-// parNext returns the next member in file order, waiting for its job; nil
-// at the end of the file.
-func (in *inputRun) parNext() (*parMember, error) {
-	p := in.par
+// nextMember returns the next member in file order, waiting for its job
+// (nil at the end of the file); newJob tells whether it is the first of a
+// job (p.cur).
+func (p *parInput) nextMember() (m *parMember, newJob bool) {
 	for p.cur == nil || p.idx >= len(p.cur.members) {
 		job, ok := <-p.ordered
 		if !ok {
-			return nil, nil
+			return nil, false
 		}
-		select {
-		case <-job.done:
-		default:
-			parWaits++
-			<-job.done
-		}
-		parJobs++
+		<-job.done
 		if p.cur != nil {
 			p.cur.release()
 		}
 		p.cur, p.idx = job, 0
-		// the raw copy of the job's members the path takes, in one go
+		newJob = true
+	}
+	m = &p.cur.members[p.idx]
+	p.idx++
+	return m, newJob
+}
+
+// parNext is nextMember for create: the raw bytes of a new job's members
+// go to the sink's copy goroutine, in one go.
+func (in *inputRun) parNext() (*parMember, error) {
+	p := in.par
+	m, newJob := p.nextMember()
+	if newJob {
 		end := int64(-1)
-		for i := range job.members {
-			if !job.members[i].ok {
+		for i := range p.cur.members {
+			if !p.cur.members[i].ok {
 				break
 			}
-			end = job.members[i].end
+			end = p.cur.members[i].end
 		}
-		if err := in.feedTo(end, job); err != nil {
+		if err := in.feedTo(end, p.cur); err != nil {
 			return nil, err
 		}
 	}
-	m := &p.cur.members[p.idx]
-	p.idx++
 	return m, nil
 }
 
@@ -961,4 +975,81 @@ func (b *parBlock) startGz(at int64) error {
 	b.gzOn = true
 	_, err = io.CopyN(io.Discard, p.gz, at)
 	return err
+}
+
+// parRecords is the record.Reader of waczpack index for a large local
+// gzip-per-record WARC: the parallel phase (the splitter and the workers
+// above, which also read each record as the indexer would: cdx.Prep),
+// then fastRecords from the first member the workers do not take.
+type parRecords struct {
+	p    *parInput
+	name string
+	fr   *fastRecords
+	m    *parMember
+	blk  *parBlock
+	view *record.Record
+}
+
+func newParRecords(ra io.ReaderAt, size int64, name string) *parRecords {
+	p := &parInput{ra: ra, size: size, maxBody: cdx.DefaultMaxRequestBody, index: true}
+	p.start()
+	return &parRecords{p: p, name: name}
+}
+
+// prepared gives the indexer what a worker read of the record handed out.
+func (r *parRecords) prepared(rec *record.Record) *cdx.Prep {
+	if r.fr != nil || rec != r.view || r.m == nil {
+		return nil
+	}
+	return r.m.prep
+}
+
+// toFast ends the parallel phase: fastRecords reads on from the member at
+// offset at.
+func (r *parRecords) toFast(at int64) {
+	r.p.stop()
+	r.fr = newFastRecords(r.p.ra, r.p.size, r.name)
+	r.fr.next = at
+}
+
+// Next implements record.Reader.
+func (r *parRecords) Next() (*record.Record, error) {
+	if r.fr != nil {
+		return r.fr.Next()
+	}
+	if r.m != nil && r.blk.err != nil {
+		// damaged past what the worker decoded: lib/warc reads the member
+		// again, as fastRecords does
+		at, first := r.m.start, r.view
+		r.toFast(at)
+		if err := r.fr.handover(at, first); err != nil {
+			r.fr.err = err
+			return nil, err
+		}
+		return r.fr.nextCareful()
+	}
+	m, _ := r.p.nextMember()
+	if m == nil || !m.ok {
+		at := r.p.size
+		if m != nil {
+			at = m.start
+		}
+		r.toFast(at)
+		return r.fr.Next()
+	}
+	rec := m.rec
+	r.m = m
+	r.blk = &parBlock{p: r.p, m: m}
+	rec.Block = r.blk
+	rec.DiskLength = m.end - m.start
+	r.view = rec
+	return rec, nil
+}
+
+// Close stops the parallel phase's goroutines (when the indexer stops
+// before the end).
+func (r *parRecords) Close() {
+	if r.fr == nil {
+		r.toFast(r.p.size)
+	}
 }
