@@ -163,16 +163,7 @@ func (b *fastIdxBlock) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := f.gz.Read(p)
-	b.n += int64(n)
-	if err == io.EOF && b.n < f.cl {
-		b.err = io.ErrUnexpectedEOF
-		return n, io.EOF
-	}
-	if err != nil && err != io.EOF {
-		b.err = err
-		return n, io.EOF
-	}
-	return n, nil
+	return memberRead(n, err, &b.n, f.cl, &b.err)
 }
 
 // switchToGz reads the member on with compress/flate (faster in bulk),
@@ -180,18 +171,11 @@ func (b *fastIdxBlock) Read(p []byte) (int, error) {
 func (f *fastRecords) switchToGz() error {
 	f.gzSrc = &countingSection{ra: f.ra, off: f.start, end: f.size}
 	f.br.Reset(f.gzSrc)
-	var err error
-	if f.gz == nil {
-		f.gz, err = gzip.NewReader(f.br)
-	} else {
-		err = f.gz.Reset(f.br)
-	}
-	if err != nil {
+	if err := resetMember(&f.gz, f.br); err != nil {
 		f.gzSrc = nil
 		return err
 	}
-	f.gz.Multistream(false)
-	_, err = io.CopyN(io.Discard, f.gz, f.hdrLen+f.blk.n)
+	_, err := io.CopyN(io.Discard, f.gz, f.hdrLen+f.blk.n)
 	return err
 }
 

@@ -428,16 +428,9 @@ func (w *parWorker) decodeTo(m *parMember, n int64) error {
 		}
 		w.gzSec = countingSection{ra: w.win, off: m.start, end: m.end}
 		w.br.Reset(&w.gzSec)
-		var err error
-		if w.gz == nil {
-			w.gz, err = gzip.NewReader(w.br)
-		} else {
-			err = w.gz.Reset(w.br)
-		}
-		if err != nil {
+		if err := resetMember(&w.gz, w.br); err != nil {
 			return err
 		}
-		w.gz.Multistream(false)
 		w.gzOn = true
 		w.gzOut = w.gzOut[:0]
 	}
@@ -943,16 +936,7 @@ func (b *parBlock) Read(q []byte) (int, error) {
 		}
 	}
 	n, err := b.p.gz.Read(q)
-	b.n += int64(n)
-	if err == io.EOF && b.n < m.cl {
-		b.err = io.ErrUnexpectedEOF
-		return n, io.EOF
-	}
-	if err != nil && err != io.EOF {
-		b.err = err
-		return n, io.EOF
-	}
-	return n, nil
+	return memberRead(n, err, &b.n, m.cl, &b.err)
 }
 
 // startGz inflates the member from its start up to at.
@@ -962,18 +946,11 @@ func (b *parBlock) startGz(at int64) error {
 		p.br = bufio.NewReaderSize(nil, 64<<10)
 	}
 	p.br.Reset(io.NewSectionReader(p.ra, b.m.start, b.m.end-b.m.start))
-	var err error
-	if p.gz == nil {
-		p.gz, err = gzip.NewReader(p.br)
-	} else {
-		err = p.gz.Reset(p.br)
-	}
-	if err != nil {
+	if err := resetMember(&p.gz, p.br); err != nil {
 		return err
 	}
-	p.gz.Multistream(false)
 	b.gzOn = true
-	_, err = io.CopyN(io.Discard, p.gz, at)
+	_, err := io.CopyN(io.Discard, p.gz, at)
 	return err
 }
 

@@ -338,13 +338,36 @@ func (b *fastBlock) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := fs.gz.Read(p)
-	b.n += int64(n)
-	if err == io.EOF && b.n < fs.cl {
-		b.err = io.ErrUnexpectedEOF
+	return memberRead(n, err, &b.n, fs.cl, &b.err)
+}
+
+// resetMember makes *gz read one gzip member from br (made on first use).
+func resetMember(gz **gzip.Reader, br *bufio.Reader) error {
+	var err error
+	if *gz == nil {
+		*gz, err = gzip.NewReader(br)
+	} else {
+		err = (*gz).Reset(br)
+	}
+	if err != nil {
+		return err
+	}
+	(*gz).Multistream(false)
+	return nil
+}
+
+// memberRead ends a block's Read from its member's gzip reader: n bytes
+// came with err; *got counts the block bytes handed out of cl. An error,
+// or the member ending inside the block, is kept in *keep and reported as
+// io.EOF (the caller then hands the member to lib/warc, which reports it).
+func memberRead(n int, err error, got *int64, cl int64, keep *error) (int, error) {
+	*got += int64(n)
+	if err == io.EOF && *got < cl {
+		*keep = io.ErrUnexpectedEOF
 		return n, io.EOF
 	}
 	if err != nil && err != io.EOF {
-		b.err = err
+		*keep = err
 		return n, io.EOF
 	}
 	return n, nil
@@ -355,22 +378,15 @@ func (b *fastBlock) Read(p []byte) (int, error) {
 func (fs *fastState) switchToGz() error {
 	fs.sr = streamReader{s: fs.rs, off: fs.start}
 	fs.br.Reset(&fs.sr)
-	var err error
-	if fs.gz == nil {
-		fs.gz, err = gzip.NewReader(fs.br)
-	} else {
-		err = fs.gz.Reset(fs.br)
-	}
-	if err != nil {
+	if err := resetMember(&fs.gz, fs.br); err != nil {
 		return err
 	}
-	fs.gz.Multistream(false)
 	fs.gzOn = true
 	done := fs.hdrLen
 	if fs.block != nil {
 		done += fs.block.n
 	}
-	_, err = io.CopyN(io.Discard, fs.gz, done)
+	_, err := io.CopyN(io.Discard, fs.gz, done)
 	return err
 }
 
