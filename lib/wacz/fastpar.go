@@ -314,7 +314,7 @@ func (p *parInput) nextHeader(win *window, pos int64) (int64, bool) {
 	for pos < p.size {
 		b, err := win.slice(pos, 512<<10)
 		if len(b) == 0 {
-			return 0, err == io.EOF
+			return p.size, err == io.EOF // the file shrank: its end
 		}
 		i := bytes.IndexByte(b, 0x1f)
 		if i < 0 {

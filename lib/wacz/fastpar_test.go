@@ -123,3 +123,35 @@ func buildWACZFile(t *testing.T, opts Options, name string) (string, Stats, erro
 	err = w.Close()
 	return path, w.Stats(), err
 }
+
+// TestBadDateNotIndexed: a record whose WARC-Date gives no timestamp
+// (found by FuzzCreate: "WARC DAte:00" gave the index line the timestamp
+// "00", which validate rejects) stops create with an error naming the
+// archive file and offset; with Lenient it is warned about, kept in
+// archive/ and left out of the index, and the WACZ validates.
+func TestBadDateNotIndexed(t *testing.T) {
+	rec := func(date, uri string) string {
+		return fmt.Sprintf("WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:%s>\r\nWARC-Date: %s\r\nWARC-Target-URI: %s\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi\r\n\r\n", uri, date, uri)
+	}
+	data := []byte(rec("2024-01-02T03:04:05Z", "http://a.test/") + rec("00", "http://b.test/"))
+	_, _, err := buildWACZ(t, Options{}, input{"in.warc", data})
+	if err == nil || !strings.Contains(err.Error(), `archive/in.warc.gz: record at offset`) || !strings.Contains(err.Error(), `timestamp "00"`) {
+		t.Fatalf("err %v", err)
+	}
+	var warns []string
+	path, st, err := buildWACZ(t, Options{Lenient: true, Warn: func(s string) { warns = append(warns, s) }}, input{"in.warc", data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Records != 2 || st.Captures != 1 || len(warns) != 1 {
+		t.Errorf("stats %+v, warnings %q", st, warns)
+	}
+	r, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if probs := r.Validate(); len(probs) > 0 {
+		t.Errorf("does not validate: %v", probs)
+	}
+}

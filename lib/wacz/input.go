@@ -215,6 +215,16 @@ func (in *inputRun) flushEntries() error {
 		delete(in.placed, seq)
 		in.entries = in.entries[1:]
 		in.mu.Unlock()
+		if _, _, err := record.ParseTimestamp(e.Timestamp); err != nil {
+			// no date a replay tool can use (the WACZ would not validate):
+			// an error, or with Lenient a warning and no index line
+			in.problem(&record.Problem{File: ArchiveDir + p.file, Offset: p.off, Skipped: true,
+				Msg: fmt.Sprintf("WARC-Date gives the timestamp %q, not a date: the record is not indexed", e.Timestamp)})
+			if err := in.getFatal(); err != nil {
+				return err
+			}
+			continue
+		}
 		e.Set(cdx.FieldLength, fmt.Sprint(p.len))
 		e.Set(cdx.FieldOffset, fmt.Sprint(p.off))
 		e.Set(cdx.FieldFilename, p.file)
