@@ -3,6 +3,7 @@ package wacz
 import (
 	"bytes"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,5 +154,62 @@ func TestBadDateNotIndexed(t *testing.T) {
 	defer r.Close()
 	if probs := r.Validate(); len(probs) > 0 {
 		t.Errorf("does not validate: %v", probs)
+	}
+}
+
+// TestParallelRandomDamage: 150 copies of a generated WARC.gz, each with a
+// few random bytes changed, cut or inserted (fixed seed), give the same
+// error, warnings and WACZ with the parallel fast path as with the
+// sequential one.
+func TestParallelRandomDamage(t *testing.T) {
+	data := synthWARC(t, 40, func(i int) int { return 100 + (i%9)*7000 })
+	rng := rand.New(rand.NewSource(18))
+	defer func(m int64, d bool) { parMinSize, parDisabled = m, d }(parMinSize, parDisabled)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.warc.gz")
+	differ := 0
+	for i := range 150 {
+		b := bytes.Clone(data)
+		switch i % 3 {
+		case 0:
+			for range 1 + rng.Intn(3) {
+				b[rng.Intn(len(b))] = byte(rng.Intn(256))
+			}
+		case 1:
+			b = b[:rng.Intn(len(b))]
+		case 2:
+			at := rng.Intn(len(b))
+			junk := make([]byte, 1+rng.Intn(40))
+			rng.Read(junk)
+			b = append(append(b[:at:at], junk...), data[at:]...)
+		}
+		if err := os.WriteFile(in, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var res [2]string
+		for k, disabled := range []bool{false, true} {
+			parMinSize, parDisabled = 0, disabled
+			var warns []string
+			path, _, err := buildWACZFile(t, Options{Lenient: i%2 == 0, Warn: func(s string) { warns = append(warns, s) }}, in)
+			res[k] = fmt.Sprintf("err %v\nwarnings %q\n", err, warns)
+			if err == nil {
+				ents := entries(t, path)
+				for _, n := range []string{"indexes/index.cdx.gz", "pages/pages.jsonl", "archive/in.warc.gz"} {
+					res[k] += fmt.Sprintf("%s %x\n", n, ents[n])
+				}
+			}
+		}
+		if testing.Verbose() && i < 12 {
+			t.Logf("case %d: %.120s", i, strings.ReplaceAll(res[0], "\n", " | "))
+		}
+		if res[0] != res[1] {
+			differ++
+			if differ <= 3 {
+				t.Errorf("case %d: parallel:\n%.600s\nsequential:\n%.600s", i, res[0], res[1])
+			}
+		}
+	}
+	if differ > 0 {
+		t.Errorf("%d of 150 differ", differ)
 	}
 }
