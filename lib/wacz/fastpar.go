@@ -261,8 +261,17 @@ func (p *parInput) split() {
 		job := &parJob{done: make(chan struct{}), free: p.free, tokens: p.tokens}
 		job.refs.Store(1)
 		first := pos
+		// the job's bytes are read once, into its buffer, and scanned there
+		var buf []byte
+		select {
+		case buf = <-p.free:
+			buf = buf[:0]
+		default:
+			buf = make([]byte, 0, parJobBytes+parJobBytes/4)
+		}
+		js := &jobScan{ra: p.ra, size: p.size, base: first, b: buf, win: win}
 		for pos < p.size && len(job.cands) < parJobMax && pos-first < parJobBytes {
-			b, err := win.slice(pos, 1)
+			b, err := js.slice(pos, 1)
 			if err != nil || len(b) == 0 || b[0] != 0x1f {
 				// not a member's start (padding, other bytes, a read
 				// error): the sequential path takes over there
@@ -270,7 +279,7 @@ func (p *parInput) split() {
 				pos = p.size
 				break
 			}
-			c, ok := p.nextHeader(win, pos+18)
+			c, ok := p.nextHeader(js, pos+18)
 			if !ok {
 				job.cands = append(job.cands, parMember{start: pos, end: pos})
 				pos = p.size
@@ -279,22 +288,7 @@ func (p *parInput) split() {
 			job.cands = append(job.cands, parMember{start: pos, end: c})
 			pos = c
 		}
-		job.raw = jobBytes{ra: p.ra, base: first}
-		if n := min(pos, first+parJobRaw) - first; n > 0 {
-			select {
-			case b := <-p.free:
-				if int64(cap(b)) >= n {
-					job.raw.b = b[:n]
-				}
-			default:
-			}
-			if job.raw.b == nil {
-				job.raw.b = make([]byte, n, max(n, parJobBytes+parJobBytes/4))
-			}
-			if k, _ := win.ReadAt(job.raw.b, first); k < len(job.raw.b) {
-				job.raw.b = job.raw.b[:k]
-			}
-		}
+		job.raw = jobBytes{ra: p.ra, base: first, b: js.b[:min(int64(len(js.b)), max(pos-first, 0))]}
 		select {
 		case p.ordered <- job:
 		case <-p.quit:
@@ -308,9 +302,60 @@ func (p *parInput) split() {
 	}
 }
 
+// slicer serves file bytes by offset (window, jobScan).
+type slicer interface {
+	// slice returns up to n bytes at off (fewer at the end of the file or
+	// of a buffer), valid until the next call.
+	slice(off int64, n int) ([]byte, error)
+}
+
+// jobScan serves the bytes of a job being cut from its own buffer (b holds
+// the file from base on), reading more into it as the scan needs them, up
+// to parJobRaw bytes; past that (a long member) from the window.
+type jobScan struct {
+	ra   io.ReaderAt
+	size int64
+	base int64
+	b    []byte
+	win  *window
+}
+
+func (j *jobScan) slice(off int64, n int) ([]byte, error) {
+	if off >= j.size {
+		return nil, io.EOF
+	}
+	if off < j.base || off-j.base >= parJobRaw || n <= 64 && off+int64(n) > j.base+parJobRaw {
+		// outside the buffer's reach, or a gzip header across its end
+		return j.win.slice(off, n)
+	}
+	for want := min(off+int64(n), j.size, j.base+parJobRaw); j.base+int64(len(j.b)) < want; {
+		// read on, 256 KiB at least
+		at := j.base + int64(len(j.b))
+		m := min(max(want-at, 256<<10), j.size-at, j.base+parJobRaw-at)
+		if int64(cap(j.b)-len(j.b)) < m {
+			nb := make([]byte, len(j.b), max(2*cap(j.b), len(j.b)+int(m)))
+			copy(nb, j.b)
+			j.b = nb
+		}
+		k, err := j.ra.ReadAt(j.b[len(j.b):len(j.b)+int(m)], at)
+		j.b = j.b[:len(j.b)+k]
+		if k == 0 {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			if off-j.base < int64(len(j.b)) {
+				break
+			}
+			return nil, err
+		}
+	}
+	b := j.b[min(off-j.base, int64(len(j.b))):]
+	return b[:min(len(b), n)], nil
+}
+
 // nextHeader returns the offset of the first plausible gzip header at or
 // after pos, or the file's size; ok is false after a read error.
-func (p *parInput) nextHeader(win *window, pos int64) (int64, bool) {
+func (p *parInput) nextHeader(win slicer, pos int64) (int64, bool) {
 	for pos < p.size {
 		b, err := win.slice(pos, 512<<10)
 		if len(b) == 0 {
