@@ -191,7 +191,7 @@ func (m *MemberWriter) start() {
 
 func (m *MemberWriter) worker() {
 	defer m.stopped.Done()
-	var gz *gzip.Writer
+	var gz, gzHuff *gzip.Writer
 	var zenc *zstd.Encoder
 	var out appendWriter
 	for j := range m.work {
@@ -199,13 +199,18 @@ func (m *MemberWriter) worker() {
 		switch m.opt.Format {
 		case Gzip:
 			out.b = j.out[:0]
-			if gz == nil {
-				gz, _ = gzip.NewWriterLevel(&out, m.gzipLevel())
-			} else {
-				gz.Reset(&out)
+			w := &gz
+			level := m.gzipLevel()
+			if level != gzip.NoCompression && level != gzip.HuffmanOnly && looksIncompressible(in) {
+				w, level = &gzHuff, gzip.HuffmanOnly
 			}
-			gz.Write(in)
-			gz.Close()
+			if *w == nil {
+				*w, _ = gzip.NewWriterLevel(&out, level)
+			} else {
+				(*w).Reset(&out)
+			}
+			(*w).Write(in)
+			(*w).Close()
 			j.out = out.b
 		case Zstd:
 			if zenc == nil {
