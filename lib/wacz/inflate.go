@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"math/bits"
 )
 
 // prefixInflater decodes the start of a gzip member (RFC 1952 / RFC 1951)
@@ -46,20 +47,33 @@ type prefixInflater struct {
 
 var errInflate = errors.New("corrupt deflate data")
 
-// huffman is a canonical Huffman code: a 9-bit lookup table for short
-// codes and puff-style counts and symbols for all codes.
+// huffman is a canonical Huffman code: a lookup table for codes of up to
+// nb bits (at most fastBits) and puff-style counts and symbols for all
+// codes.
 type huffman struct {
 	count  [16]uint16
 	symbol [320]uint16
-	fast   [1 << fastBits]uint16 // symbol<<5 | length, 0 when longer than fastBits
+	nb     uint                  // bits the fast table is indexed by
+	fast   [1 << fastBits]uint16 // symbol<<5 | length, 0 when longer than nb
 }
 
 const fastBits = 10
 
-func (h *huffman) build(lengths []uint8) error {
+// Fast-table widths: literal/length codes use all fastBits; distance codes
+// (30 symbols) and code-length codes (19 symbols, at most 7 bits long) need
+// smaller tables, which are cheaper to build for every block.
+const (
+	litBits  = fastBits
+	distBits = 9
+	clBits   = 7
+)
+
+func (h *huffman) build(lengths []uint8, nb uint) error {
 	h.count = [16]uint16{}
+	maxLen := 0
 	for _, l := range lengths {
 		h.count[l]++
+		maxLen = max(maxLen, int(l))
 	}
 	h.count[0] = 0
 	left := 1
@@ -80,31 +94,28 @@ func (h *huffman) build(lengths []uint8) error {
 			offs[l]++
 		}
 	}
-	h.fast = [1 << fastBits]uint16{}
+	h.nb = nb
+	size := 1 << nb
+	fast := h.fast[:size]
+	if left != 0 || maxLen > int(nb) {
+		// slots no short code fills must read 0
+		clear(fast)
+	}
 	code := 0
 	idx := 0
-	for l := 1; l <= fastBits; l++ {
+	for l := 1; l <= int(nb); l++ {
 		for i := 0; i < int(h.count[l]); i++ {
 			s := h.symbol[idx]
 			idx++
-			rev := reverseBits(code, l)
-			for j := rev; j < 1<<fastBits; j += 1 << l {
-				h.fast[j] = s<<5 | uint16(l)
+			e := s<<5 | uint16(l)
+			for j := int(bits.Reverse16(uint16(code)) >> (16 - l)); j < size; j += 1 << l {
+				fast[j] = e
 			}
 			code++
 		}
 		code <<= 1
 	}
 	return nil
-}
-
-func reverseBits(code, n int) int {
-	r := 0
-	for i := 0; i < n; i++ {
-		r = r<<1 | code&1
-		code >>= 1
-	}
-	return r
 }
 
 var (
@@ -130,12 +141,12 @@ func init() {
 			l[i] = 8
 		}
 	}
-	fixedLit.build(l[:])
+	fixedLit.build(l[:], litBits)
 	var d [30]uint8
 	for i := range d {
 		d[i] = 5
 	}
-	fixedDist.build(d[:])
+	fixedDist.build(d[:], distBits)
 }
 
 // reset starts a member read from src: it parses the gzip header.
@@ -273,8 +284,8 @@ func (z *prefixInflater) take(n uint) (uint32, error) {
 
 // decode reads one symbol of h.
 func (z *prefixInflater) decode(h *huffman) (int, error) {
-	if z.need(fastBits) == nil || z.nbits > 0 {
-		if e := h.fast[z.bits&(1<<fastBits-1)]; e != 0 && uint(e&31) <= z.nbits {
+	if z.need(h.nb) == nil || z.nbits > 0 {
+		if e := h.fast[z.bits&(1<<h.nb-1)]; e != 0 && uint(e&31) <= z.nbits {
 			l := uint(e & 31)
 			z.bits >>= l
 			z.nbits -= l
@@ -330,9 +341,25 @@ func (z *prefixInflater) fill(n int) error {
 			z.stored -= k
 			continue
 		}
-		sym, err := z.decode(&z.lit)
-		if err != nil {
-			return err
+		// literals straight from the fast table while the input lasts
+		if z.nbits < 32 && len(z.in) >= 8 {
+			k := (63 - z.nbits) >> 3
+			z.bits |= binary.LittleEndian.Uint64(z.in) << z.nbits
+			z.bits &= 1<<(z.nbits+k*8) - 1
+			z.in = z.in[k:]
+			z.nbits += k * 8
+		}
+		var sym int
+		if e := z.lit.fast[z.bits&(1<<z.lit.nb-1)]; e != 0 && uint(e&31) <= z.nbits {
+			l := uint(e & 31)
+			z.bits >>= l
+			z.nbits -= l
+			sym = int(e >> 5)
+		} else {
+			var err error
+			if sym, err = z.decode(&z.lit); err != nil {
+				return err
+			}
 		}
 		switch {
 		case sym < 256:
@@ -435,7 +462,7 @@ func (z *prefixInflater) dynamic() error {
 		cl[clOrder[i]] = uint8(b)
 	}
 	var clh huffman
-	if err := clh.build(cl[:]); err != nil {
+	if err := clh.build(cl[:], clBits); err != nil {
 		return err
 	}
 	var lengths [320]uint8
@@ -486,10 +513,10 @@ func (z *prefixInflater) dynamic() error {
 	if lengths[256] == 0 {
 		return errInflate
 	}
-	if err := z.lit.build(lengths[:nlen]); err != nil {
+	if err := z.lit.build(lengths[:nlen], litBits); err != nil {
 		return err
 	}
-	return z.dist.build(lengths[nlen : nlen+ndist])
+	return z.dist.build(lengths[nlen:nlen+ndist], distBits)
 }
 
 // errMemberLonger is returned by finish when the member decodes to more
