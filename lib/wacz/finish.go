@@ -36,14 +36,8 @@ func (w *Writer) finish() error {
 	if w.stats.Captures == 0 {
 		w.warn("warning: %s: no records to index: the WACZ's index is empty", strings.Join(w.inputNames, ", "))
 	}
-	// indexes/
-	idx, err := w.index.write(w.zw, w.opts.HashAlg)
-	if err != nil {
-		return err
-	}
-	w.resources = append(w.resources, idx...)
-
-	// pages
+	// The page list first; its three files are rendered and compressed in
+	// a goroutine while the index is written, then added in order.
 	if err := w.det.Wait(); err != nil {
 		if !w.opts.Lenient {
 			return err
@@ -67,16 +61,54 @@ func (w *Writer) finish() error {
 		}
 	}
 	hdr.HasText = pages.hasText
-	if err := w.addFile(PagesPath, Deflate, func(wr io.Writer) error { return WritePagesJSONLSeq(wr, hdr, pages.each) }); err != nil {
+	files := []struct {
+		name string
+		fill func(io.Writer) error
+	}{
+		{PagesPath, func(wr io.Writer) error { return WritePagesJSONLSeq(wr, hdr, pages.each) }},
+		{PagesCSVPath, func(wr io.Writer) error { return WritePagesCSVSeq(wr, pages.each) }},
+		{WebArchiveYAMLPath, func(wr io.Writer) error {
+			return WriteWebArchiveYAMLSeq(wr, w.opts.Title, w.opts.Description, pages.each)
+		}},
+	}
+	type prepared struct {
+		entries []*PreparedEntry
+		err     error
+	}
+	done := make(chan prepared, 1)
+	go func() {
+		var r prepared
+		for _, f := range files {
+			e, err := PrepareDeflate(f.name, w.opts.HashAlg, w.index.tmpDir, f.fill)
+			if err != nil {
+				r.err = err
+				break
+			}
+			r.entries = append(r.entries, e)
+		}
+		done <- r
+	}()
+
+	// indexes/
+	idx, err := w.index.write(w.zw, w.opts.HashAlg)
+	pr := <-done
+	for _, e := range pr.entries {
+		defer e.Close()
+	}
+	if err != nil {
 		return err
 	}
-	if err := w.addFile(PagesCSVPath, Deflate, func(wr io.Writer) error { return WritePagesCSVSeq(wr, pages.each) }); err != nil {
-		return err
+	if pr.err != nil {
+		return pr.err
 	}
-	if err := w.addFile(WebArchiveYAMLPath, Deflate, func(wr io.Writer) error {
-		return WriteWebArchiveYAMLSeq(wr, w.opts.Title, w.opts.Description, pages.each)
-	}); err != nil {
-		return err
+	w.resources = append(w.resources, idx...)
+
+	// pages
+	for _, e := range pr.entries {
+		if err := w.zw.AddPrepared(e); err != nil {
+			return err
+		}
+		w.resources = append(w.resources, Resource{Name: resourceName(e.Name), Path: e.Name, Hash: e.Hash, Bytes: e.Size})
 	}
 
 	// manifest

@@ -126,6 +126,35 @@ func (z *ZipWriter) SetModTime(t time.Time) { z.modTime = t }
 // Deflate; hashAlg names the content hash to compute ("sha256", "md5"; ""
 // means sha256).
 func (z *ZipWriter) Create(name string, method uint16, hashAlg string) (*ZipEntry, error) {
+	h, hashName, err := newEntryHash(hashAlg)
+	if err != nil {
+		return nil, err
+	}
+	ce, err := z.begin(name, method, hashName)
+	if err != nil {
+		return nil, err
+	}
+	e := &ZipEntry{z: z, ce: ce, dataStart: z.off, crc: crc32.NewIEEE(), sum: h}
+	if method == Deflate {
+		e.cw = &countWriter{w: zipWriterSink{z}}
+		e.fw, _ = flate.NewWriter(e.cw, flate.DefaultCompression)
+	} else {
+		e.checkpoint()
+	}
+	z.cur = e
+	return e, nil
+}
+
+func newEntryHash(hashAlg string) (hash.Hash, string, error) {
+	if hashAlg == "" {
+		hashAlg = "sha256"
+	}
+	h, err := record.NewHash(hashAlg)
+	return h, strings.ToLower(hashAlg), err
+}
+
+// begin closes the current entry and writes the local header of the next.
+func (z *ZipWriter) begin(name string, method uint16, hashName string) (*centralEntry, error) {
 	if z.closed {
 		return nil, errors.New("zip: write after close")
 	}
@@ -146,15 +175,8 @@ func (z *ZipWriter) Create(name string, method uint16, hashAlg string) (*ZipEntr
 	if method != Store && method != Deflate {
 		return nil, fmt.Errorf("zip: unsupported method %d", method)
 	}
-	if hashAlg == "" {
-		hashAlg = "sha256"
-	}
-	h, err := record.NewHash(hashAlg)
-	if err != nil {
-		return nil, err
-	}
 	z.names[name] = true
-	ce := &centralEntry{name: name, method: method, flags: flagDescr, offset: uint64(z.off), hashName: strings.ToLower(hashAlg)}
+	ce := &centralEntry{name: name, method: method, flags: flagDescr, offset: uint64(z.off), hashName: hashName}
 	if !isASCII(name) && utf8.ValidString(name) {
 		ce.flags |= flagUTF8
 	}
@@ -178,15 +200,67 @@ func (z *ZipWriter) Create(name string, method uint16, hashAlg string) (*ZipEntr
 	if err := z.write([]byte(name)); err != nil {
 		return nil, err
 	}
-	e := &ZipEntry{z: z, ce: ce, dataStart: z.off, crc: crc32.NewIEEE(), sum: h}
-	if method == Deflate {
-		e.cw = &countWriter{w: zipWriterSink{z}}
-		e.fw, _ = flate.NewWriter(e.cw, flate.DefaultCompression)
-	} else {
-		e.checkpoint()
+	return ce, nil
+}
+
+// PreparedEntry is a Deflate entry compressed ahead of time, away from the
+// ZipWriter (in another goroutine, while the writer writes other entries),
+// into a spill that stays in memory up to 8 MiB and goes to an unlinked
+// temporary file past that. Add it with ZipWriter.AddPrepared; Close it
+// when done with it.
+type PreparedEntry struct {
+	Name  string
+	Hash  string // as datapackage.json lists it, "sha256:<hex>"
+	Size  int64  // content bytes
+	crc   uint32
+	data  *spill
+	sum   []byte
+	hname string
+}
+
+// PrepareDeflate compresses what fill writes, as ZipWriter.Create with
+// Deflate would, computing its CRC-32 and content hash.
+func PrepareDeflate(name, hashAlg, tmpDir string, fill func(io.Writer) error) (*PreparedEntry, error) {
+	h, hashName, err := newEntryHash(hashAlg)
+	if err != nil {
+		return nil, err
 	}
-	z.cur = e
-	return e, nil
+	p := &PreparedEntry{Name: name, data: &spill{dir: tmpDir}, hname: hashName}
+	crc := crc32.NewIEEE()
+	fw, _ := flate.NewWriter(p.data, flate.DefaultCompression)
+	cw := &countWriter{w: io.MultiWriter(crc, h, fw)}
+	if err := fill(cw); err != nil {
+		p.Close()
+		return nil, err
+	}
+	if err := fw.Close(); err != nil {
+		p.Close()
+		return nil, err
+	}
+	if err := p.data.rewind(); err != nil {
+		p.Close()
+		return nil, err
+	}
+	p.Size, p.crc, p.sum = cw.n, crc.Sum32(), h.Sum(nil)
+	p.Hash = hashName + ":" + hex.EncodeToString(p.sum)
+	return p, nil
+}
+
+// Close releases the entry's spill.
+func (p *PreparedEntry) Close() error { return p.data.Close() }
+
+// AddPrepared writes a prepared entry, closing the current one.
+func (z *ZipWriter) AddPrepared(p *PreparedEntry) error {
+	ce, err := z.begin(p.Name, Deflate, p.hname)
+	if err != nil {
+		return err
+	}
+	cw := &countWriter{w: zipWriterSink{z}}
+	if _, err := io.Copy(cw, p.data); err != nil {
+		return err
+	}
+	ce.crc, ce.csize, ce.usize, ce.hashSum = p.crc, uint64(cw.n), uint64(p.Size), p.sum
+	return z.endEntry(ce)
 }
 
 func (z *ZipWriter) write(p []byte) error {
@@ -472,6 +546,13 @@ func (e *ZipEntry) Close() error {
 	ce.csize = csize
 	ce.usize = uint64(e.size)
 	ce.hashSum = e.sum.Sum(nil)
+	e.cps = nil
+	return e.z.endEntry(ce)
+}
+
+// endEntry writes an entry's data descriptor and lists it for the central
+// directory.
+func (z *ZipWriter) endEntry(ce *centralEntry) error {
 	var b [24]byte
 	w := writeBuf(b[:])
 	w.uint32(sigDescriptor)
@@ -485,11 +566,10 @@ func (e *ZipEntry) Close() error {
 		w.uint32(uint32(ce.csize))
 		w.uint32(uint32(ce.usize))
 	}
-	if err := e.z.write(b[:n]); err != nil {
+	if err := z.write(b[:n]); err != nil {
 		return err
 	}
-	e.z.dir = append(e.z.dir, ce)
-	e.cps = nil
+	z.dir = append(z.dir, ce)
 	return nil
 }
 

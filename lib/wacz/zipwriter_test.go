@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -238,5 +239,98 @@ func TestZipEntryTruncateLimits(t *testing.T) {
 	}
 	if _, err := zw.Create("a", Store, ""); err == nil {
 		t.Error("duplicate name accepted")
+	}
+}
+
+// TestPreparedEntry: an entry compressed ahead with PrepareDeflate and added
+// with AddPrepared gives the same zip bytes as one written through Create,
+// small (spill in memory) and past 8 MiB compressed (spill in an unlinked
+// temporary file, gone afterwards), and archive/zip and unzip read it.
+func TestPreparedEntry(t *testing.T) {
+	big := make([]byte, 9<<20)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range big {
+		big[i] = byte(rng.Uint32()) // does not compress
+	}
+	small := bytes.Repeat([]byte("{\"url\": \"http://example.com/\"}\n"), 1000)
+	for _, hash := range []string{"sha256", "md5"} {
+		dir := t.TempDir()
+		spillDir := t.TempDir()
+		a, b := filepath.Join(dir, "a.zip"), filepath.Join(dir, "b.zip")
+		writeZip(t, a, []zipCase{{name: "x", method: Store, hash: hash, content: []byte("first")}, {name: "s", method: Deflate, hash: hash, content: small}, {name: "b", method: Deflate, hash: hash, content: big}})
+		f, err := os.Create(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw := NewZipWriter(f)
+		var hashes []string
+		for _, c := range []struct {
+			name string
+			data []byte
+		}{{"s", small}, {"b", big}} {
+			p, err := PrepareDeflate(c.name, hash, spillDir, func(w io.Writer) error { _, err := w.Write(c.data); return err })
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if p.Size != int64(len(c.data)) {
+				t.Errorf("%s: Size %d, want %d", c.name, p.Size, len(c.data))
+			}
+			hashes = append(hashes, p.Hash)
+			if inFile := p.data.f != nil; inFile != (c.name == "b") {
+				t.Errorf("%s: spilled to a file: %v", c.name, inFile)
+			}
+			if c.name == "s" {
+				e, err := zw.Create("x", Store, hash)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.Write([]byte("first"))
+			}
+			if err := zw.AddPrepared(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if left, _ := os.ReadDir(spillDir); len(left) != 0 {
+			t.Errorf("spill files left in the temporary directory: %v", left)
+		}
+		// the zip modification time is the writer's creation time: same second
+		ab, _ := os.ReadFile(a)
+		bb, _ := os.ReadFile(b)
+		if !bytes.Equal(ab, bb) {
+			t.Errorf("%s: prepared entries: zip differs from one written with Create (%d vs %d bytes)", hash, len(bb), len(ab))
+		}
+		want := fmt.Sprintf("%x", sha256.Sum256(small))
+		if hash == "md5" {
+			want = fmt.Sprintf("%x", md5.Sum(small))
+		}
+		if hashes[0] != hash+":"+want {
+			t.Errorf("hash %s, want %s:%s", hashes[0], hash, want)
+		}
+		zr, err := zip.OpenReader(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, zf := range zr.File[1:] {
+			rc, err := zf.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(rc)
+			if err != nil {
+				t.Fatalf("%s: %v", zf.Name, err)
+			}
+			if want := map[string][]byte{"s": small, "b": big}[zf.Name]; !bytes.Equal(got, want) {
+				t.Errorf("%s: content differs", zf.Name)
+			}
+		}
+		zr.Close()
+		if out, err := exec.Command("unzip", "-tq", b).CombinedOutput(); err != nil {
+			t.Errorf("unzip -t: %v\n%s", err, out)
+		}
 	}
 }
