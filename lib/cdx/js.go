@@ -316,12 +316,22 @@ func isTokenChar(c rune) bool {
 	return strings.ContainsRune("!#$%&'*+-.^_`|~", c)
 }
 
+// tokenChars marks the bytes isTokenChar accepts.
+var tokenChars = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isTokenChar(rune(c))
+	}
+	return t
+}()
+
 func validHeaderName(s string) bool {
 	if s == "" {
 		return false
 	}
-	for _, c := range s {
-		if !isTokenChar(c) {
+	// a byte of a multi-byte UTF-8 sequence is >= 0x80: not a token char,
+	// as the rune it is part of is not
+	for i := 0; i < len(s); i++ {
+		if !tokenChars[s[i]] {
 			return false
 		}
 	}
@@ -360,13 +370,57 @@ func (h *jsHeaders) set(name, value string) {
 			return
 		}
 	}
-	h.names = append(h.names, strings.ToLower(name))
+	h.names = append(h.names, lowerToken(name))
 	h.values = append(h.values, v)
 }
 
+// lowerToken is strings.ToLower for a header name made of token
+// characters (ASCII), without allocating for a name already in lower case
+// or one of the common names.
+func lowerToken(name string) string {
+	upper := false
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; 'A' <= c && c <= 'Z' {
+			upper = true
+			break
+		}
+	}
+	if !upper {
+		return name
+	}
+	if l, ok := commonLower[name]; ok {
+		return l
+	}
+	return strings.ToLower(name)
+}
+
+// commonLower maps the WARC and HTTP header names seen in nearly every
+// record, as usually written, to lower case.
+var commonLower = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{
+		"WARC-Type", "WARC-Record-ID", "WARC-Date", "WARC-Target-URI", "WARC-IP-Address",
+		"WARC-Concurrent-To", "WARC-Block-Digest", "WARC-Payload-Digest", "WARC-Warcinfo-ID",
+		"WARC-Refers-To", "WARC-Refers-To-Target-URI", "WARC-Refers-To-Date", "WARC-Profile",
+		"WARC-Truncated", "WARC-Filename", "WARC-Identified-Payload-Type", "WARC-Segment-Number",
+		"WARC-Page-ID", "WARC-Resource-Type", "WARC-JSON-Metadata",
+		"Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location",
+		"Content-Disposition", "Content-Range", "Transfer-Encoding", "Date", "Server", "Location",
+		"Last-Modified", "ETag", "Etag", "Expires", "Cache-Control", "Connection", "Keep-Alive",
+		"Vary", "Age", "Accept-Ranges", "Set-Cookie", "Pragma", "Via", "Link", "Host", "User-Agent",
+		"Accept", "Accept-Encoding", "Accept-Language", "Referer", "Cookie", "Origin", "Range",
+		"X-Powered-By", "X-Frame-Options", "X-Content-Type-Options", "X-XSS-Protection",
+		"Strict-Transport-Security", "Content-Security-Policy", "Access-Control-Allow-Origin",
+		"Alt-Svc", "P3P", "Upgrade-Insecure-Requests", "If-Modified-Since", "If-None-Match",
+	} {
+		m[n] = strings.ToLower(n)
+	}
+	return m
+}()
+
 // get returns the combined value and whether the name is present.
 func (h *jsHeaders) get(name string) (string, bool) {
-	name = strings.ToLower(name)
+	name = lowerToken(name)
 	var out string
 	found := false
 	for i, n := range h.names {

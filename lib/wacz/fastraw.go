@@ -496,13 +496,15 @@ func parseFastHeader(b []byte) (*record.Record, int64, int64, bool) {
 		return nil, 0, 0, false
 	}
 	head := string(b[:i])
-	lines := strings.Split(head, "\r\n")
-	if lines[0] != record.WARC10 && lines[0] != record.WARC11 {
+	version, rest, _ := strings.Cut(head, "\r\n")
+	if version != record.WARC10 && version != record.WARC11 {
 		return nil, 0, 0, false
 	}
-	rec := &record.Record{Version: lines[0], Header: make(record.Header, 0, len(lines)-1)}
+	rec := &record.Record{Version: version, Header: make(record.Header, 0, strings.Count(rest, "\r\n")+1)}
 	cl := int64(-1)
-	for _, l := range lines[1:] {
+	for len(rest) > 0 {
+		var l string
+		l, rest, _ = strings.Cut(rest, "\r\n")
 		name, value, found := strings.Cut(l, ":")
 		if !found || name == "" || strings.ContainsAny(name, " \t\r\n") || strings.ContainsAny(value, "\r\n") {
 			return nil, 0, 0, false

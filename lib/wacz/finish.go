@@ -37,7 +37,7 @@ func (w *Writer) finish() error {
 		w.warn("warning: %s: no records to index: the WACZ's index is empty", strings.Join(w.inputNames, ", "))
 	}
 	// The page list first; its three files are rendered and compressed in
-	// a goroutine while the index is written, then added in order.
+	// goroutines while the index is written, then added in order.
 	if err := w.det.Wait(); err != nil {
 		if !w.opts.Lenient {
 			return err
@@ -72,39 +72,45 @@ func (w *Writer) finish() error {
 		}},
 	}
 	type prepared struct {
-		entries []*PreparedEntry
-		err     error
+		entry *PreparedEntry
+		err   error
 	}
-	done := make(chan prepared, 1)
-	go func() {
-		var r prepared
-		for _, f := range files {
+	if err := pages.flush(); err != nil { // each only reads from here on
+		return err
+	}
+	done := make([]chan prepared, len(files))
+	for i, f := range files {
+		done[i] = make(chan prepared, 1)
+		go func() {
 			e, err := PrepareDeflate(f.name, w.opts.HashAlg, w.index.tmpDir, f.fill)
-			if err != nil {
-				r.err = err
-				break
-			}
-			r.entries = append(r.entries, e)
-		}
-		done <- r
-	}()
+			done[i] <- prepared{e, err}
+		}()
+	}
 
 	// indexes/
 	idx, err := w.index.write(w.zw, w.opts.HashAlg)
-	pr := <-done
-	for _, e := range pr.entries {
-		defer e.Close()
+	var entries []*PreparedEntry
+	var perr error
+	for _, c := range done {
+		r := <-c
+		if r.entry != nil {
+			defer r.entry.Close()
+			entries = append(entries, r.entry)
+		}
+		if perr == nil {
+			perr = r.err
+		}
 	}
 	if err != nil {
 		return err
 	}
-	if pr.err != nil {
-		return pr.err
+	if perr != nil {
+		return perr
 	}
 	w.resources = append(w.resources, idx...)
 
 	// pages
-	for _, e := range pr.entries {
+	for _, e := range entries {
 		if err := w.zw.AddPrepared(e); err != nil {
 			return err
 		}

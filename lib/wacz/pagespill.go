@@ -210,6 +210,15 @@ func (s *pageStore) each(fn func(*Page) error) error {
 	return nil
 }
 
+// flush writes out what the spill holds buffered, after which each may be
+// called from several goroutines at once.
+func (s *pageStore) flush() error {
+	if s.f != nil {
+		return s.bw.Flush()
+	}
+	return nil
+}
+
 func (s *pageStore) close() {
 	if s.f != nil {
 		s.f.Close()
