@@ -347,6 +347,7 @@ func (t *tapper) stop() error {
 // spill holds bytes in memory up to spillMem, then in a temporary file.
 type spill struct {
 	dir  string
+	max  int // bytes kept in memory; 0 means spillMem
 	mem  bytes.Buffer
 	f    *os.File
 	r    io.Reader
@@ -355,7 +356,11 @@ type spill struct {
 
 func (sp *spill) Write(p []byte) (int, error) {
 	sp.size += int64(len(p))
-	if sp.f == nil && sp.mem.Len()+len(p) <= spillMem {
+	limit := spillMem
+	if sp.max > 0 {
+		limit = sp.max
+	}
+	if sp.f == nil && sp.mem.Len()+len(p) <= limit {
 		return sp.mem.Write(p)
 	}
 	if sp.f == nil {

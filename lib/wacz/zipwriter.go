@@ -205,7 +205,7 @@ func (z *ZipWriter) begin(name string, method uint16, hashName string) (*central
 
 // PreparedEntry is a Deflate entry compressed ahead of time, away from the
 // ZipWriter (in another goroutine, while the writer writes other entries),
-// into a spill that stays in memory up to 8 MiB and goes to an unlinked
+// into a spill that stays in memory up to 1 MiB and goes to an unlinked
 // temporary file past that. Add it with ZipWriter.AddPrepared; Close it
 // when done with it.
 type PreparedEntry struct {
@@ -218,6 +218,10 @@ type PreparedEntry struct {
 	hname string
 }
 
+// preparedMem is what a PreparedEntry keeps in memory (several are
+// prepared at once).
+const preparedMem = 1 << 20
+
 // PrepareDeflate compresses what fill writes, as ZipWriter.Create with
 // Deflate would, computing its CRC-32 and content hash.
 func PrepareDeflate(name, hashAlg, tmpDir string, fill func(io.Writer) error) (*PreparedEntry, error) {
@@ -225,7 +229,7 @@ func PrepareDeflate(name, hashAlg, tmpDir string, fill func(io.Writer) error) (*
 	if err != nil {
 		return nil, err
 	}
-	p := &PreparedEntry{Name: name, data: &spill{dir: tmpDir}, hname: hashName}
+	p := &PreparedEntry{Name: name, data: &spill{dir: tmpDir, max: preparedMem}, hname: hashName}
 	crc := crc32.NewIEEE()
 	fw, _ := flate.NewWriter(p.data, flate.DefaultCompression)
 	cw := &countWriter{w: io.MultiWriter(crc, h, fw)}

@@ -244,10 +244,10 @@ func TestZipEntryTruncateLimits(t *testing.T) {
 
 // TestPreparedEntry: an entry compressed ahead with PrepareDeflate and added
 // with AddPrepared gives the same zip bytes as one written through Create,
-// small (spill in memory) and past 8 MiB compressed (spill in an unlinked
+// small (spill in memory) and past 1 MiB compressed (spill in an unlinked
 // temporary file, gone afterwards), and archive/zip and unzip read it.
 func TestPreparedEntry(t *testing.T) {
-	big := make([]byte, 9<<20)
+	big := make([]byte, 2<<20)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := range big {
 		big[i] = byte(rng.Uint32()) // does not compress
