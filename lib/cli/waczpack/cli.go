@@ -655,7 +655,7 @@ func createWACZ(out, tmpDir string) (cliutil.Output, wacz.ZipFile, error) {
 			// 147 MiB without). An s3:// output sets its own limit.
 			debug.SetMemoryLimit(localCreateMemory)
 		}
-		return af, af.File, nil
+		return af, af, nil
 	}
 	o, err := cliutil.CreateOutput(out)
 	if err != nil {

@@ -27,3 +27,16 @@ func createUnnamed(dir string) (*os.File, bool) {
 func nameUnnamed(f *os.File, name string) error {
 	return unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(int(f.Fd())), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
 }
+
+// startWriteback asks the kernel to start writing f's dirty pages to disk
+// without waiting for them (sync_file_range SYNC_FILE_RANGE_WRITE), so the
+// fsync at Commit has little left to wait for. Errors are left to fsync.
+func startWriteback(f *os.File) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	rc.Control(func(fd uintptr) {
+		unix.SyncFileRange(int(fd), 0, 0, unix.SYNC_FILE_RANGE_WRITE)
+	})
+}

@@ -135,3 +135,38 @@ func TestAtomicSIGKILL(t *testing.T) {
 		t.Fatalf("exit %d, files left %v", code, names)
 	}
 }
+
+// TestAtomicWriteback: content written through AtomicFile.Write in uneven
+// pieces past several writeback points (where Write has the kernel start
+// writing the file out) arrives whole, and the count of bytes not yet
+// handed to writeback stays under writebackEvery.
+func TestAtomicWriteback(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.bin")
+	f, err := CreateAtomic(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, 3*writebackEvery+12345)
+	for i := range want {
+		want[i] = byte(i * 7 >> 3)
+	}
+	for i := 0; i < len(want); i += 300007 {
+		n, err := f.Write(want[i:min(i+300007, len(want))])
+		if err != nil || n != min(300007, len(want)-i) {
+			t.Fatalf("Write at %d: %d, %v", i, n, err)
+		}
+		if f.dirty >= writebackEvery {
+			t.Fatalf("after %d bytes, %d not handed to writeback", i+n, f.dirty)
+		}
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("read back %d bytes that differ from the %d written", len(got), len(want))
+	}
+}

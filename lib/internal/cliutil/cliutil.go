@@ -236,6 +236,23 @@ type AtomicFile struct {
 	final   string
 	done    bool
 	unnamed bool // O_TMPFILE: named only by Commit, just before the rename
+	dirty   int  // bytes written since the last startWriteback
+}
+
+// writebackEvery is how many bytes Write lets pile up before it asks the
+// kernel to start writing them out.
+const writebackEvery = 8 << 20
+
+// Write writes to the file. Every 8 MiB it has the kernel start writing
+// the file out (on Linux), so that the disk works while the output is
+// still being made and Commit's fsync does not wait for all of it.
+func (a *AtomicFile) Write(p []byte) (int, error) {
+	n, err := a.File.Write(p)
+	if a.dirty += n; a.dirty >= writebackEvery {
+		a.dirty = 0
+		startWriteback(a.File)
+	}
+	return n, err
 }
 
 // CreateAtomic creates a temporary file in the directory of path. It also
