@@ -50,8 +50,23 @@ type job struct {
 	in   *Buffer
 	out  []byte
 	tag  any
+	size int // input bytes, counted in MemberWriter.inFlight
 	done chan struct{}
 }
+
+// Members queued per worker, and the input bytes queued at most (a member
+// larger than that still goes, alone). A deep queue lets the goroutine that
+// makes members run ahead while the workers catch up, instead of the two
+// taking turns: on 2 cores arc2warc kept them busy 1.94 of 2 instead of
+// 1.81.
+const (
+	queuePerWorker = 16
+	maxInFlight    = 8 << 20
+	// maxPooled is the largest buffer kept for reuse: a member of up to
+	// 1 MiB plus its header (lib/warc's MaxMemoryBlock); larger buffers
+	// are left to the collector.
+	maxPooled = 1<<20 + 64<<10
+)
 
 // MemberWriter writes a stream of members (gzip members, zstd frames, or
 // plain byte runs), compressing up to Concurrency members in parallel and
@@ -74,6 +89,10 @@ type MemberWriter struct {
 
 	mu  sync.Mutex
 	err error
+
+	budget   sync.Mutex
+	freed    *sync.Cond // signalled when inFlight goes down
+	inFlight int        // input bytes of the members submitted, not yet written
 
 	bufs sync.Pool
 	jobs sync.Pool
@@ -157,7 +176,7 @@ func (m *MemberWriter) Buffer() *Buffer {
 
 // Release returns a buffer that will not be submitted.
 func (m *MemberWriter) Release(b *Buffer) {
-	if b != nil && cap(b.B) <= 8<<20 {
+	if b != nil && cap(b.B) <= maxPooled {
 		m.bufs.Put(b)
 	}
 }
@@ -180,8 +199,9 @@ func (m *MemberWriter) setErr(err error) {
 func (m *MemberWriter) start() {
 	m.started = true
 	n := m.opt.Concurrency
-	m.work = make(chan *job, 2*n)
-	m.order = make(chan *job, 2*n)
+	m.work = make(chan *job, queuePerWorker*n)
+	m.order = make(chan *job, queuePerWorker*n)
+	m.freed = sync.NewCond(&m.budget)
 	m.stopped.Add(n + 1)
 	for range n {
 		go m.worker()
@@ -244,9 +264,13 @@ func (m *MemberWriter) writer() {
 				}
 			}
 		}
+		m.budget.Lock()
+		m.inFlight -= j.size
+		m.freed.Signal()
+		m.budget.Unlock()
 		m.Release(j.in)
 		j.in, j.tag = nil, nil
-		if cap(j.out) > 8<<20 {
+		if cap(j.out) > maxPooled {
 			j.out = nil
 		}
 		m.jobs.Put(j)
@@ -281,7 +305,13 @@ func (m *MemberWriter) Submit(b *Buffer, tag any) error {
 		m.start()
 	}
 	j := m.jobs.Get().(*job)
-	j.in, j.tag = b, tag
+	j.in, j.tag, j.size = b, tag, len(b.B)-b.Start
+	m.budget.Lock()
+	for m.inFlight > 0 && m.inFlight+j.size > maxInFlight {
+		m.freed.Wait()
+	}
+	m.inFlight += j.size
+	m.budget.Unlock()
 	m.pending.Add(1)
 	m.order <- j
 	m.work <- j
