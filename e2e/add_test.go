@@ -177,6 +177,25 @@ func TestAddKilled(t *testing.T) {
 		t.Fatalf("ls rolled back to %d bytes that differ from the original %d", len(now), len(orig))
 	}
 
+	killMidAdd(t, wp, site, big, 12<<20)
+	got, se, code := run(t, wp, nil, "get", site, "http://example.com/")
+	if code != 0 || !strings.Contains(se, "an interrupted add was rolled back") || !bytes.Contains(got, []byte("Example Domain")) {
+		t.Fatalf("get after the kill: exit %d\n%.300s%s", code, got, se)
+	}
+	if now, _ := os.ReadFile(site); sha256.Sum256(now) != sha256.Sum256(orig) {
+		t.Fatalf("get rolled back to %d bytes that differ from the original %d", len(now), len(orig))
+	}
+
+	killMidAdd(t, wp, site, big, 6<<20)
+	merged := filepath.Join(t.TempDir(), "merged.wacz")
+	_, se, code = run(t, wp, nil, "merge", "-q", "-o", merged, site)
+	if code != 0 || !strings.Contains(se, "an interrupted add was rolled back") {
+		t.Fatalf("merge after the kill: exit %d: %s", code, se)
+	}
+	if ls, _, _ := run(t, wp, nil, "ls", merged); !bytes.Contains(ls, []byte("http://example.com/")) || bytes.Contains(ls, []byte("big.example")) {
+		t.Errorf("captures of the merge after the rollback:\n%s", ls)
+	}
+
 	killMidAdd(t, wp, site, big, 16<<20)
 	_, se, code = run(t, wp, nil, "add", site, filepath.Join(repoRoot(), "testdata/warc/example-iana.org-chunked.warc"))
 	if code != 0 || !strings.Contains(se, "an interrupted add was rolled back") {

@@ -528,6 +528,9 @@ func get(c *cli.Context, stdout io.Writer) error {
 		}
 		ts = t
 	}
+	if err := recoverAdd(name, c.App.ErrWriter); err != nil {
+		return err
+	}
 	r, err := openWACZ(name)
 	if err != nil {
 		return err

@@ -108,6 +108,9 @@ func mergeInto(c *cli.Context, out string, names []string, extra string, opts wa
 		if n == extra {
 			r, err = openAdded(n)
 		} else {
+			if err := recoverAdd(n, c.App.ErrWriter); err != nil {
+				return err
+			}
 			r, err = openWACZ(n)
 		}
 		if err != nil {
