@@ -1,0 +1,5 @@
+//go:build !race
+
+package wacz
+
+const raceEnabled = false
