@@ -183,20 +183,7 @@ func headEnd(b []byte) int {
 }
 
 // hasFold reports whether b contains s (lower case ASCII), ignoring case.
-func hasFold(b []byte, s string) bool {
-	for i := 0; i+len(s) <= len(b); {
-		k := bytes.IndexByte(b[i:], s[0])
-		if k < 0 {
-			return false
-		}
-		i += k
-		if i+len(s) <= len(b) && bytes.EqualFold(b[i:i+len(s)], []byte(s)) {
-			return true
-		}
-		i++
-	}
-	return false
-}
+func hasFold(b []byte, s string) bool { return indexFold(b, s) >= 0 }
 
 // Wants reports whether the detector still needs bytes of the current
 // record's block: a reader that can skip the rest of a block (without
@@ -243,8 +230,46 @@ func (d *Detector) endPrep(rec *record.Record) detectPrep {
 		}
 	}
 	pp.page = true
-	pp.info, pp.ok = pageContent(rec.Type(), bytes.NewReader(d.buf.Bytes()), d.Text)
+	doc := d.buf.Bytes()
+	if d.titled {
+		// Read up to </title>: what came after it in the same piece of
+		// input (its size differs between the readers) must not count,
+		// neither frames nor bytes that would make the page Windows-1252.
+		doc = cutAfterTitle(doc, d.body)
+	}
+	pp.info, pp.ok = pageContent(rec.Type(), bytes.NewReader(doc), d.Text)
 	return pp
+}
+
+// cutAfterTitle returns doc up to the end of the first </title> tag at or
+// after from (doc whole when it has none, or the tag is not closed).
+func cutAfterTitle(doc []byte, from int) []byte {
+	i := indexFold(doc[from:], "</title")
+	if i < 0 {
+		return doc
+	}
+	j := bytes.IndexByte(doc[from+i:], '>')
+	if j < 0 {
+		return doc
+	}
+	return doc[:from+i+j+1]
+}
+
+// indexFold returns the index of the first s (lower case ASCII) in b,
+// ignoring case, or -1.
+func indexFold(b []byte, s string) int {
+	for i := 0; i+len(s) <= len(b); {
+		k := bytes.IndexByte(b[i:], s[0])
+		if k < 0 {
+			return -1
+		}
+		i += k
+		if i+len(s) <= len(b) && bytes.EqualFold(b[i:i+len(s)], []byte(s)) {
+			return i
+		}
+		i++
+	}
+	return -1
 }
 
 // Prepared takes what a Detector with the same settings made of rec on

@@ -318,3 +318,63 @@ func TestFastPathTrailerWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestTitlesOnlyDeterministic: without Frames or Text a page is read up to
+// its </title>, and what lies after it in the same piece of input must not
+// count: an <iframe> declared after the title (its target stays a page) and
+// a Windows-1252 byte after it (the UTF-8 title stays as written). The
+// parallel fast path (4 KiB pieces), the sequential one (1 KiB steps) and
+// the reader path agree.
+func TestTitlesOnlyDeterministic(t *testing.T) {
+	var b bytes.Buffer
+	w := warc.NewWriter(&b, warc.WithCompression(compio.Gzip))
+	page := func(i int, body string) {
+		block := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		rec := &record.Record{Version: record.WARC11, Header: record.Header{
+			{Name: record.FieldType, Value: "response"},
+			{Name: record.FieldTargetURI, Value: fmt.Sprintf("http://example.org/%d", i)},
+			{Name: record.FieldDate, Value: fmt.Sprintf("2024-01-01T00:00:%02dZ", i)},
+			{Name: record.FieldContentType, Value: "application/http; msgtype=response"},
+		}, Block: strings.NewReader(block)}
+		if err := w.WriteRecord(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pad := strings.Repeat("<p>filler text</p>\n", 100) // about 2 KiB
+	page(0, "<html><head><title>Caf\u00e9 one</title></head><body>"+pad[:1500]+"<iframe src=\"http://example.org/1\"></iframe>"+pad+"</body></html>")
+	page(1, "<html><head><title>Framed</title></head><body>"+pad+"</body></html>")
+	page(2, "<html><head><title>Caf\u00e9 two</title></head><body>"+pad[:1500]+"caf\xe9"+pad+"</body></html>")
+	for i := 3; i < 40; i++ { // enough members for the parallel path
+		page(i, fmt.Sprintf("<html><head><title>Page %d</title></head><body>%s</body></html>", i, pad))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	in := input{"titles.warc.gz", b.Bytes()}
+	defer func(m int64, d bool) { parMinSize, parDisabled = m, d }(parMinSize, parDisabled)
+	var pages []string
+	for _, c := range []struct {
+		name        string
+		min         int64
+		off, noFast bool
+	}{{"parallel", 0, false, false}, {"sequential", 0, true, false}, {"reader", 0, false, true}} {
+		parMinSize, parDisabled = c.min, c.off
+		path, st, err := buildWACZ(t, Options{NoFastPath: c.noFast}, in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if c.name == "parallel" && st.Parallel == 0 {
+			t.Fatalf("parallel: nothing in parallel")
+		}
+		pages = append(pages, string(entries(t, path)[PagesPath]))
+		p := pages[len(pages)-1]
+		for _, want := range []string{`"title":"Café one"`, `"title":"Café two"`, `"url":"http://example.org/1"`} {
+			if !strings.Contains(p, want) {
+				t.Errorf("%s: pages.jsonl lacks %s:\n%.600s", c.name, want, p)
+			}
+		}
+	}
+	if pages[0] != pages[1] || pages[0] != pages[2] {
+		t.Errorf("pages differ:\nparallel:\n%.500s\nsequential:\n%.500s\nreader:\n%.500s", pages[0], pages[1], pages[2])
+	}
+}
