@@ -3,6 +3,7 @@ package compio
 import (
 	"bytes"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -97,6 +98,33 @@ func TestIncompressibleMembersRoundTrip(t *testing.T) {
 		zw.Close()
 		if float64(lens[i]) > float64(ref.Len())*1.001+16 {
 			t.Errorf("member %d (%d bytes): %d bytes, level 6 alone gives %d", i, len(in), lens[i], ref.Len())
+		}
+	}
+}
+
+// TestByteEntropy: the table-based entropy equals the textbook formula.
+func TestByteEntropy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 2, 3, 100, 1023, 4096} {
+		for _, alphabet := range []int{1, 2, 16, 256} {
+			p := make([]byte, n)
+			for i := range p {
+				p[i] = byte(rng.IntN(alphabet))
+			}
+			var hist [256]int
+			for _, c := range p {
+				hist[c]++
+			}
+			want := 0.0
+			for _, k := range hist {
+				if k > 0 {
+					q := float64(k) / float64(n)
+					want -= q * math.Log2(q)
+				}
+			}
+			if got := byteEntropy(p); math.Abs(got-want) > 1e-9 {
+				t.Errorf("n %d, alphabet %d: %v, want %v", n, alphabet, got, want)
+			}
 		}
 	}
 }
