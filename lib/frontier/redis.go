@@ -87,7 +87,7 @@ func OpenRedis(ctx context.Context, rdb redis.UniversalClient, ro RedisOptions) 
 	rand.Read(rb[:])
 	r := &Redis{rdb: rdb, p: "{" + ro.CrawlID + "}:", o: o, addr: addrOf(rdb)}
 	res, err := scInit.Run(ctx, rdb, []string{r.p + "meta"}, r.p, hex.EncodeToString(rb[:]),
-		shards, o.PerHost, o.Interval.Milliseconds()).StringSlice()
+		shards, o.PerHost, ceilMs(o.Interval)).StringSlice()
 	if err != nil {
 		return nil, r.wrap("open", err)
 	}
@@ -131,11 +131,21 @@ func (r *Redis) run(ctx context.Context, s *redis.Script, op string, args ...any
 	return cmd
 }
 
+// msUntil returns the milliseconds until t, rounded up: an entry due at t
+// (a server's Retry-After) must not become ready before it.
 func msUntil(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
 	}
-	return max(time.Until(t).Milliseconds(), 0)
+	return ceilMs(time.Until(t))
+}
+
+// ceilMs returns d in whole milliseconds, rounded up, and 0 for d <= 0.
+func ceilMs(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
 }
 
 // Add implements Frontier. Entries go in one script call per 500.
@@ -329,7 +339,7 @@ func (r *Redis) Delay(ctx context.Context, host string, until time.Time) error {
 
 // SetInterval implements Frontier.
 func (r *Redis) SetInterval(ctx context.Context, host string, d time.Duration) error {
-	return r.run(ctx, scInterval, "interval", host, d.Milliseconds()).Err()
+	return r.run(ctx, scInterval, "interval", host, ceilMs(d)).Err()
 }
 
 // Robots implements Frontier.
