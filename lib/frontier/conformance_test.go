@@ -522,3 +522,32 @@ func TestDoneAll(t *testing.T) {
 		}
 	})
 }
+
+// TestStatsManyHosts: Stats lists every host of a crawl with more hosts
+// than one round of Redis's host scan (1000), with its counters.
+func TestStatsManyHosts(t *testing.T) {
+	each(t, Options{PerHost: 1}, func(t *testing.T, f Frontier, _ func() Frontier) {
+		var es []Entry
+		for i := range 2500 {
+			es = append(es, Entry{URL: fmt.Sprintf("http://h%d.example/", i)}, Entry{URL: fmt.Sprintf("http://h%d.example/2", i)})
+		}
+		mustAdd(t, f, len(es), es...)
+		l := mustTake(t, f, "w")
+		if err := f.Done(bg, l, Failed); err != nil {
+			t.Fatal(err)
+		}
+		s, err := f.Stats(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Hosts) != 2500 || s.Queued != 4999 || s.Done != 1 {
+			t.Fatalf("%d hosts, %d queued, %d done; want 2500, 4999, 1", len(s.Hosts), s.Queued, s.Done)
+		}
+		for i := range 2500 {
+			h := s.Hosts[fmt.Sprintf("http://h%d.example", i)]
+			if h.Queued+h.Done != 2 {
+				t.Fatalf("host %d: %+v", i, h)
+			}
+		}
+	})
+}

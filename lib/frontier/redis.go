@@ -378,11 +378,36 @@ func (r *Redis) Stats(ctx context.Context) (Stats, error) {
 	g := res[0].([]any)
 	s := Stats{Queued: num(g[0]), Leased: num(g[1]), Done: num(g[2]), Failed: num(g[3]),
 		Seen: num(g[4]), Expired: num(g[5]), Stopped: num(g[6]) == 1, Hosts: map[string]HostStats{}}
-	for _, x := range res[1:] {
-		h := x.([]any)
-		s.Hosts[h[0].(string)] = HostStats{Queued: num(h[1]), Leased: num(h[2]), Done: num(h[3]), Failed: num(h[4])}
+	// Per-host counters are read outside the script, 1000 hosts a round
+	// trip: a script over every host of a large crawl would hold the server
+	// (and every worker) for as long as it runs.
+	var cursor uint64
+	for {
+		hosts, next, err := r.rdb.SScan(ctx, r.p+"hosts", cursor, "", 1000).Result()
+		if err != nil {
+			return Stats{}, r.wrap("stats", err)
+		}
+		if len(hosts) > 0 {
+			pipe := r.rdb.Pipeline()
+			cmds := make([]*redis.SliceCmd, len(hosts))
+			for i, h := range hosts {
+				cmds[i] = pipe.HMGet(ctx, r.p+"h:"+h, "queued", "active", "done", "failed")
+			}
+			if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+				return Stats{}, r.wrap("stats", err)
+			}
+			for i, h := range hosts {
+				v := cmds[i].Val()
+				if len(v) < 4 {
+					continue
+				}
+				s.Hosts[h] = HostStats{Queued: num(v[0]), Leased: num(v[1]), Done: num(v[2]), Failed: num(v[3])}
+			}
+		}
+		if cursor = next; cursor == 0 {
+			return s, nil
+		}
 	}
-	return s, nil
 }
 
 // Stop implements Frontier.

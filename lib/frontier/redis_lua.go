@@ -225,10 +225,5 @@ return 0`)
 local g = redis.call('HMGET', P..'stats', 'queued', 'leased', 'done', 'failed', 'seen', 'expired')
 for i = 1, 6 do g[i] = tonumber(g[i]) or 0 end
 if stopped then g[7] = 1 else g[7] = 0 end
-local out = {g}
-for _, host in ipairs(redis.call('SMEMBERS', P..'hosts')) do
-  local v = redis.call('HMGET', H(host), 'queued', 'active', 'done', 'failed')
-  out[#out + 1] = {host, tonumber(v[1]) or 0, tonumber(v[2]) or 0, tonumber(v[3]) or 0, tonumber(v[4]) or 0}
-end
-return out`)
+return {g}`)
 )
