@@ -170,7 +170,7 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.BoolFlag{Name: "status", Usage: "print the counters of the crawl named by --frontier/--crawl-id, --state or -O, and exit"},
 			&cli.BoolFlag{Name: "stop", Usage: "ask every worker of that crawl to finish what it fetches and exit, and exit"},
 			&cli.BoolFlag{Name: "q", Usage: "quiet: no progress, no warnings"},
-			&cli.BoolFlag{Name: "v", Usage: "verbose: one line per capture on stderr"},
+			&cli.BoolFlag{Name: "v", Usage: "verbose: one line per capture on stderr; with --status, every host"},
 		},
 		Action: action,
 	}

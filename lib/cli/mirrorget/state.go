@@ -85,8 +85,13 @@ func openFrontier(ctx context.Context, o *Options) (f frontier.Frontier, fresh b
 	return b, !exists, nil
 }
 
-// printStatus prints the counters of a crawl for --status.
-func printStatus(ctx context.Context, f frontier.Frontier, w io.Writer) error {
+// statusHosts is how many hosts --status lists without -v: the busiest.
+const statusHosts = 50
+
+// printStatus prints the counters of a crawl for --status: the crawl's,
+// then the hosts with the most URLs queued or leased (every host, by
+// name, with all).
+func printStatus(ctx context.Context, f frontier.Frontier, w io.Writer, all bool) error {
 	a, err := f.Stats(ctx)
 	if err != nil {
 		return err
@@ -112,7 +117,18 @@ func printStatus(ctx context.Context, f frontier.Frontier, w io.Writer) error {
 		hosts = append(hosts, h)
 	}
 	sort.Strings(hosts)
-	for _, h := range hosts {
+	fmt.Fprintf(w, "hosts: %d\n", len(hosts))
+	if !all {
+		sort.SliceStable(hosts, func(i, j int) bool {
+			x, y := b.Hosts[hosts[i]], b.Hosts[hosts[j]]
+			return x.Queued+x.Leased > y.Queued+y.Leased
+		})
+	}
+	for i, h := range hosts {
+		if !all && i == statusHosts {
+			fmt.Fprintf(w, "... %d more hosts (-v lists every one)\n", len(hosts)-i)
+			break
+		}
 		s := b.Hosts[h]
 		fmt.Fprintf(w, "host %s: queued %d, leased %d, done %d, failed %d\n", h, s.Queued, s.Leased, s.Done, s.Failed)
 	}
@@ -444,5 +460,5 @@ func statusOrStop(ctx context.Context, o *Options, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "stop requested: workers finish their fetches and exit")
 		return nil
 	}
-	return printStatus(ctx, f, stdout)
+	return printStatus(ctx, f, stdout, o.Verbose)
 }
