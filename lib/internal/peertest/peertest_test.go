@@ -87,3 +87,61 @@ func (f *fakeTB) Fatalf(format string, a ...any) {
 	f.failed, f.msg = true, fmt.Sprintf(format, a...)
 	panic("fatal")
 }
+
+// TestCI: every common spelling of a true CI variable counts as CI (CI
+// systems set CI=true, some CI=1 or CI=yes); unset, empty, 0 and false do
+// not.
+func TestCI(t *testing.T) {
+	for _, v := range []string{"true", "TRUE", "True", "1", "yes", "YES", "on", "y"} {
+		t.Setenv("CI", v)
+		if !CI() {
+			t.Errorf("CI=%q: not CI", v)
+		}
+	}
+	for _, v := range []string{"", "0", "false", "FALSE", "False"} {
+		t.Setenv("CI", v)
+		if CI() {
+			t.Errorf("CI=%q: taken for CI", v)
+		}
+	}
+	os.Unsetenv("CI") // t.Setenv restores it afterwards
+	if CI() {
+		t.Error("CI unset: taken for CI")
+	}
+}
+
+// endsTB runs f with a fakeTB and returns how it ended t.
+func endsTB(t *testing.T, f func(tb testing.TB)) *fakeTB {
+	ft := &fakeTB{TB: t}
+	func() {
+		defer func() { recover() }()
+		f(ft)
+	}()
+	return ft
+}
+
+// TestNeed: a command on PATH is found; one that is not ends the test
+// with Missing: skipped outside CI, failed under CI=1.
+func TestNeed(t *testing.T) {
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "arcport-peer-tool")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	t.Setenv("CI", "")
+	if ft := endsTB(t, func(tb testing.TB) {
+		if p := Need(tb, "arcport-peer-tool", "tool"); p != tool {
+			t.Errorf("Need: %q, want %q", p, tool)
+		}
+	}); ft.skipped || ft.failed {
+		t.Errorf("on PATH: skipped %v failed %v %q", ft.skipped, ft.failed, ft.msg)
+	}
+	if ft := endsTB(t, func(tb testing.TB) { Need(tb, "no-such-peer-tool", "nopkg") }); !ft.skipped || ft.failed || !strings.HasPrefix(ft.msg, MissingPrefix+"nopkg: ") {
+		t.Errorf("missing, CI unset: skipped %v failed %v %q", ft.skipped, ft.failed, ft.msg)
+	}
+	t.Setenv("CI", "1")
+	if ft := endsTB(t, func(tb testing.TB) { Need(tb, "no-such-peer-tool", "nopkg") }); ft.skipped || !ft.failed {
+		t.Errorf("missing, CI=1: skipped %v failed %v %q", ft.skipped, ft.failed, ft.msg)
+	}
+}
