@@ -13,10 +13,12 @@ import (
 	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
-// needPeers skips unless openzim's zimdump and python3-libzim are here.
+// needPeers ends t with peertest.Missing unless openzim's zimdump (at its
+// package path, never the first zimdump on PATH, which may be arcport's)
+// and python3-libzim are here.
 func needPeers(t *testing.T) {
 	t.Helper()
-	peertest.Need(t, "zimdump", "zim-tools")
+	openzimPeer(t)
 	if err := exec.Command("/usr/bin/python3", "-c", "import libzim").Run(); err != nil {
 		peertest.Missing(t, "python3-libzim", "/usr/bin/python3 cannot import libzim")
 	}
@@ -38,9 +40,24 @@ type result struct {
 	rc             int
 }
 
-func openzim(args ...string) result {
+// openzimPath is openzim's zimdump once openzimPeer has checked it.
+var openzimPath string
+
+// openzimPeer returns openzim's zimdump (peertest.OpenzimZimdump: its
+// package path, its --version naming zim-tools and libzim) or ends t.
+func openzimPeer(t testing.TB) string {
+	t.Helper()
+	if openzimPath == "" {
+		openzimPath = peertest.OpenzimZimdump(t)
+	}
+	return openzimPath
+}
+
+// openzim runs openzim's zimdump with args.
+func openzim(t testing.TB, args ...string) result {
+	t.Helper()
 	var o, e bytes.Buffer
-	cmd := exec.Command("zimdump", args...)
+	cmd := exec.Command(openzimPeer(t), args...)
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
 	rc := 0
@@ -75,7 +92,7 @@ func TestLiveVsOpenzim(t *testing.T) {
 	var cases [][]string
 	for _, z := range zims {
 		cases = append(cases, []string{"info", z}, []string{"list", z}, []string{"list", "--details", z})
-		paths := strings.Split(strings.TrimSuffix(openzim("list", z).stdout, "\n"), "\n")
+		paths := strings.Split(strings.TrimSuffix(openzim(t, "list", z).stdout, "\n"), "\n")
 		if len(paths) > 25 {
 			paths = paths[:25]
 		}
@@ -103,7 +120,7 @@ func TestLiveVsOpenzim(t *testing.T) {
 	}
 	t.Logf("%d command lines compared", len(cases))
 	for _, c := range cases {
-		want, got := openzim(c...), ours(c...)
+		want, got := openzim(t, c...), ours(c...)
 		if len(c) > 0 && (c[0] == "-h" || c[0] == "--help" || (len(c) > 1 && c[1] == "--help")) {
 			// our help adds the arcport extensions after openzim's text
 			if !strings.HasPrefix(got.stdout, want.stdout) || got.rc != want.rc {
@@ -192,7 +209,7 @@ func TestDumpVsOpenzim(t *testing.T) {
 				}
 				return append(a, z)
 			}
-			want := openzim(args(dir + "/ref")...)
+			want := openzim(t, args(dir+"/ref")...)
 			got := ours(args(dir + "/ours")...)
 			if got.rc != want.rc || got.stdout != want.stdout ||
 				strings.ReplaceAll(got.stderr, dir+"/ours", "D") != strings.ReplaceAll(want.stderr, dir+"/ref", "D") {

@@ -81,11 +81,10 @@ func TestMainArguments(t *testing.T) {
 	if r := viaMain(t, "show", "--url", "main.html", zf); r.rc != 0 || !strings.HasPrefix(r.stdout, "<html>") || r.stderr != "" {
 		t.Errorf("show --url main.html: %+v", r)
 	}
-	if _, err := exec.LookPath("zimdump"); err == nil {
-		for _, tc := range [][]string{{"show", "--url", "main.html", zf}, {"list", "--idx", "1", "--details", zf}, {"list", "--url"}} {
-			if got, want := viaMain(t, tc...), openzim(tc...); got != want {
-				t.Errorf("%q: %+v, openzim %+v", tc, got, want)
-			}
+	for _, tc := range [][]string{{"show", "--url", "main.html", zf}, {"list", "--idx", "1", "--details", zf}, {"list", "--url"}} {
+		want := openzim(t, tc...) // ends t when openzim's zimdump is missing (fails under CI)
+		if got := viaMain(t, tc...); got != want {
+			t.Errorf("%q: %+v, openzim %+v", tc, got, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package zimdump
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -22,8 +23,10 @@ import (
 // lib/warc (digests verified, any problem fatal): one warcinfo record,
 // then one record per user entry whose block is the entry's exact bytes
 // (resource) or an HTTP 302 to the resolved target (response). The output
-// is reproducible. warcio.js must index it when it is installed.
+// is reproducible. warcio.js (a peer: peertest.Warcio) must index every
+// record at the offset, with the type and target URI, lib/warc read.
 func TestWarc(t *testing.T) {
+	node, cli := peertest.WarcioCLI(t)
 	for _, f := range []string{"nons/wikibooks_be_all_nopic_2017-02.zim", "withns/small.zim"} {
 		zf := filepath.Join(fixtures, f)
 		out := filepath.Join(t.TempDir(), "x.warc.gz")
@@ -44,6 +47,7 @@ func TestWarc(t *testing.T) {
 		}
 		base := warcBase(a, zf)
 		n := 0
+		var listed []string // offset, type and target URI of each record, as warcio.js lists them
 		for {
 			rec, err := wr.Next()
 			if err == io.EOF {
@@ -53,6 +57,7 @@ func TestWarc(t *testing.T) {
 				t.Fatalf("%s record %d: %v", f, n, err)
 			}
 			body, _ := io.ReadAll(rec.Block)
+			listed = append(listed, warcioLine(rec.Offset, string(rec.Type()), rec.TargetURI()))
 			if n == 0 {
 				if rec.Type() != record.Warcinfo || !bytes.Contains(body, []byte("zim-uuid: "+a.Header().UUIDString())) {
 					t.Fatalf("%s: first record %s %q", f, rec.Type(), body)
@@ -94,17 +99,32 @@ func TestWarc(t *testing.T) {
 		if !bytes.Equal(b1, b2) {
 			t.Errorf("%s: output not reproducible", f)
 		}
-		if node, dir, err := peertest.FindWarcio(); err == nil {
-			idx, err := exec.Command(node, filepath.Join(dir, "dist", "cli.js"), "index", out).Output()
-			if err != nil || strings.Count(string(idx), "\n") != n {
-				t.Errorf("%s: warcio index: %v, %d lines", f, err, strings.Count(string(idx), "\n"))
+		idx, err := exec.Command(node, cli, "index", out, "-f", "offset,warc-type,warc-target-uri").Output()
+		if err != nil {
+			t.Fatalf("%s: warcio index: %v", f, err)
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSuffix(string(idx), "\n"), "\n") {
+			var e struct {
+				Offset json.Number `json:"offset"`
+				Type   string      `json:"warc-type"`
+				URI    string      `json:"warc-target-uri"`
 			}
-		} else {
-			t.Logf("%v: not checked with warcio.js", err)
+			if err := json.Unmarshal([]byte(l), &e); err != nil {
+				t.Fatalf("%s: warcio index line %q: %v", f, l, err)
+			}
+			off, _ := e.Offset.Int64()
+			got = append(got, warcioLine(off, e.Type, e.URI))
+		}
+		if len(got) != n || strings.Join(got, "\n") != strings.Join(listed, "\n") {
+			t.Errorf("%s: warcio.js lists %d records, lib/warc read %d:\n%s\nlib/warc:\n%s", f, len(got), n, strings.Join(got, "\n"), strings.Join(listed, "\n"))
 		}
 		a.Close()
 	}
 }
+
+// warcioLine is one record as the warc_test compares it with warcio.js.
+func warcioLine(off int64, typ, uri string) string { return fmt.Sprintf("%d %s %s", off, typ, uri) }
 
 // urlPath turns a WARC-Target-URI back into the archive path.
 func urlPath(uri, base string) (string, error) {
