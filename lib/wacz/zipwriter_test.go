@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
 type zipCase struct {
@@ -146,12 +148,7 @@ func TestZipWriter(t *testing.T) {
 	path := filepath.Join(dir, "t.zip")
 	writeZip(t, path, cases)
 	checkZip(t, path, cases)
-	if py, err := exec.LookPath("python3"); err == nil {
-		out, err := exec.Command(py, "-m", "zipfile", "-t", path).CombinedOutput()
-		if err != nil {
-			t.Errorf("python3 zipfile -t: %v\n%s", err, out)
-		}
-	}
+	checkZipPython(t, path, cases)
 }
 
 func TestZipWriterZip64(t *testing.T) {
@@ -171,11 +168,43 @@ func TestZipWriterZip64(t *testing.T) {
 	if !bytes.Contains(raw, []byte{0x50, 0x4b, 0x06, 0x06}) || !bytes.Contains(raw, []byte{0x50, 0x4b, 0x06, 0x07}) {
 		t.Error("no ZIP64 end record / locator")
 	}
-	if py, err := exec.LookPath("python3"); err == nil {
-		out, err := exec.Command(py, "-m", "zipfile", "-t", path).CombinedOutput()
-		if err != nil {
-			t.Errorf("python3 zipfile -t: %v\n%s", err, out)
-		}
+	checkZipPython(t, path, cases)
+}
+
+// zipfileList has Python's zipfile test every CRC (python3 -m zipfile -t)
+// and list each entry: its name (as UTF-8, hex: a name without the UTF-8
+// flag would be read as CP437), method, size and the SHA-256 of its bytes.
+const zipfileList = `
+import hashlib, json, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    bad = z.testzip()
+    if bad is not None:
+        sys.exit("bad CRC: " + bad)
+    for i in z.infolist():
+        print(json.dumps([i.filename.encode("utf-8").hex(), i.compress_type, i.file_size, hashlib.sha256(z.read(i)).hexdigest()]))
+`
+
+// checkZipPython checks path with Python's zipfile (a peer: peertest.Need,
+// so it fails under CI when python3 is missing): python3 -m zipfile -t
+// passes, and zipfile lists cases in order with their names (UTF-8),
+// methods, sizes and bytes.
+func checkZipPython(t *testing.T, path string, cases []zipCase) {
+	t.Helper()
+	py := peertest.Need(t, "python3", "python3")
+	if out, err := exec.Command(py, "-m", "zipfile", "-t", path).CombinedOutput(); err != nil || !bytes.Contains(out, []byte("Done testing")) {
+		t.Errorf("python3 -m zipfile -t: %v\n%s", err, out)
+	}
+	out, err := exec.Command(py, "-c", zipfileList, path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3 zipfile: %v\n%s", err, out)
+	}
+	var want bytes.Buffer
+	for _, c := range cases {
+		s := sha256.Sum256(c.content)
+		fmt.Fprintf(&want, "[\"%x\", %d, %d, \"%x\"]\n", c.name, c.method, len(c.content), s)
+	}
+	if got := string(out); got != want.String() {
+		t.Errorf("python3 zipfile lists:\n%s\nwant:\n%s", got, want.String())
 	}
 }
 
