@@ -52,3 +52,75 @@ if ! command -v versitygw >/dev/null && [ ! -x "$gobin/versitygw" ]; then
   echo "peers: go install versitygw@$VERSITYGW_VERSION (a few minutes)" >&2
   GOFLAGS=-mod=mod go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
 fi
+
+# Python reference tools, pinned, each in a virtual environment under scripts/
+# (never the system Python; Debian's python3-libzim stays on /usr/bin/python3):
+#   scripts/venv:     warcio, wacz (py-wacz), cdxj-indexer, pywb - one venv, they install together
+#   scripts/venv-zim: warc2zim, which wants a newer Python than the others run on (its own venv):
+#                     2.3.1 requires Python >=3.14,<3.15, 2.2.x >=3.13,<3.14; the newest release
+#                     that an interpreter on this machine supports is installed
+# lib/internal/peertest/python.go (NeedPy) finds them and checks the same versions.
+# Quick when done: the versions installed are read from the venv's metadata, pip runs only on a mismatch.
+PY_PINS=(warcio==1.8.1 wacz==0.6.0 cdxj-indexer==1.5.0 pywb==2.10.0)
+ZIM_PINS=("3.14 warc2zim==2.3.1" "3.13 warc2zim==2.2.2")
+
+# py_has VENV PIN... is true when VENV has exactly these versions.
+py_has() {
+  local venv=$1; shift
+  [ -x "$venv/bin/python" ] || return 1
+  "$venv/bin/python" - "$@" <<'PY' 2>/dev/null
+import sys, importlib.metadata as m
+for pin in sys.argv[1:]:
+    name, want = pin.split("==")
+    try:
+        if m.version(name) != want: sys.exit(1)
+    except m.PackageNotFoundError:
+        sys.exit(1)
+PY
+}
+
+# py_venv VENV PYTHON PIN...: (re)creates VENV from PYTHON and installs the pins.
+py_venv() {
+  local venv=$1 py=$2; shift 2
+  py_has "$venv" "$@" && return 0
+  # one install at a time (make peers may run from several checkouts' tests at once):
+  # the lock is this script's own file, held until the function returns
+  exec 9<"$PWD/peers.sh"
+  command -v flock >/dev/null && flock 9
+  py_has "$venv" "$@" && { exec 9<&-; return 0; }
+  echo "peers: pip install $* into scripts/${venv##*/} ($("$py" --version 2>&1))" >&2
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
+    rm -rf "$venv"
+    "$py" -m venv "$venv"
+  fi
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "$@" >/dev/null
+  exec 9<&-
+  py_has "$venv" "$@" || { echo "peers: $venv: $* not installed as pinned" >&2; return 1; }
+}
+
+# py_find VERSION prints a python3 of that minor version (PATH, then pyenv's).
+py_find() {
+  local v=$1 p
+  for p in "python$v" "$(pyenv root 2>/dev/null)/versions/$v"*/bin/python3 "$HOME/.pyenv/versions/$v"*/bin/python3; do
+    p=$(command -v "$p" 2>/dev/null) || continue
+    [ "$("$p" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" = "$v" ] && { echo "$p"; return 0; }
+  done
+  return 1
+}
+
+py=${ARCPORT_PYTHON:-python3}
+if command -v "$py" >/dev/null && "$py" -c 'import sys, venv; sys.exit(sys.version_info < (3, 9))' 2>/dev/null; then
+  py_venv "$PWD/venv" "$(command -v "$py")" "${PY_PINS[@]}" ||
+    echo "peers: ${PY_PINS[*]} not installed: their tests will skip (fail under CI)" >&2
+else
+  echo "peers: no python3 >= 3.9 with venv ($py): warcio, wacz, cdxj-indexer, pywb tests will skip (fail under CI)" >&2
+fi
+zim_done=
+for pair in "${ZIM_PINS[@]}"; do
+  v=${pair%% *} pin=${pair#* }
+  if zpy=$(py_find "$v"); then
+    py_venv "$PWD/venv-zim" "$zpy" "$pin" && zim_done=$pin
+    break
+  fi
+done
+[ -n "$zim_done" ] || echo "peers: no Python 3.13 or 3.14 for warc2zim: its tests will skip (fail under CI)" >&2
