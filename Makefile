@@ -2,7 +2,8 @@
 SHELL   := bash
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/arcport/arcport/lib/internal/cliutil.Version=$(VERSION)
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null)
+LDFLAGS := -s -w -X github.com/arcport/arcport/lib/internal/cliutil.Version=$(VERSION) -X github.com/arcport/arcport/lib/internal/cliutil.Commit=$(COMMIT)
 BINS    := $(notdir $(wildcard cmd/*))
 
 .PHONY: all build test vet demo bench fuzz peers clean

@@ -46,7 +46,7 @@ var valueFlags = map[string]bool{
 
 // commands are the subcommand names.
 var commands = map[string]bool{"create": true, "index": true, "validate": true, "ls": true, "get": true, "check": true, "help": true, "h": true,
-	"lookup": true, "extract": true, "merge": true, "add": true}
+	"lookup": true, "extract": true, "merge": true, "add": true, "completion": true}
 
 // Reorder moves flags written after positional arguments in front of them
 // (urfave/cli stops at the first positional argument), so

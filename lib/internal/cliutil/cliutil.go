@@ -24,8 +24,12 @@ import (
 )
 
 // Version is the toolkit's version, set at build time with
-// -ldflags "-X github.com/arcport/arcport/lib/internal/cliutil.Version=...".
-var Version = "0.1.0-dev"
+// -ldflags "-X github.com/arcport/arcport/lib/internal/cliutil.Version=..."
+// (the Makefile: git describe --tags --always --dirty). It is what the
+// software fields of written records name; --version prints
+// VersionString, which falls back to what the go command recorded in the
+// binary when no -ldflags set Version.
+var Version = defaultVersion
 
 // Exit codes shared by all binaries.
 const (
@@ -60,7 +64,7 @@ func (e *ExitError) Error() string { return e.Msg }
 // in front before urfave/cli, which stops at the first argument, parses them.
 // --version has no short form, since -v means verbose in every binary.
 func Run(app *cli.App) {
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version", DisableDefaultText: true}
 	Prepare(app)
 	os.Args = append(os.Args[:1], ReorderArgs(app, os.Args[1:])...)
 	stopProfile := startProfile()
@@ -150,13 +154,17 @@ func ReportStoreStats(name string, w io.Writer) {
 }
 
 // Prepare sets what every arcport binary shares on app before it runs: the
-// version, no "help" command, errors left to Report, and the usage status
-// (2) for a bad flag, an unknown command or a missing one, in the app and
-// in each of its commands (urfave/cli would exit 1 for a bad flag of a
-// command, 3 for an unknown command and 0 for none).
+// version (--version prints VersionString), no "help" command, a
+// "completion" command, errors left to Report, and the usage status (2)
+// for a bad flag, an unknown command or a missing one, in the app and in
+// each of its commands (urfave/cli would exit 1 for a bad flag of a
+// command, 3 for an unknown command and 0 for none). Boolean flags show no
+// "(default: false)".
 func Prepare(app *cli.App) {
-	app.Version = Version
+	app.Version = VersionString()
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, VersionString()) }
 	app.HideHelpCommand = true
+	files := app.Action != nil
 	app.ExitErrHandler = func(*cli.Context, error) {} // Report handles errors
 	usage := func(_ *cli.Context, err error, _ bool) error { return &UsageError{err.Error()} }
 	if app.OnUsageError == nil {
@@ -178,6 +186,15 @@ func Prepare(app *cli.App) {
 		}
 	}
 	walk(app.Commands)
+	if app.Command("completion") == nil {
+		cc := completionCommand(app, files)
+		cc.OnUsageError = usage
+		app.Commands = append(app.Commands, cc)
+	}
+	hideFalseDefaults(app.Flags)
+	for _, c := range app.Commands {
+		hideFalseDefaults(c.Flags)
+	}
 	if len(app.Commands) > 0 && app.Action == nil {
 		app.Action = func(c *cli.Context) error {
 			var names []string
@@ -190,6 +207,16 @@ func Prepare(app *cli.App) {
 				return Usagef("no command: one of %s", strings.Join(names, ", "))
 			}
 			return Usagef("unknown command %q: one of %s", c.Args().First(), strings.Join(names, ", "))
+		}
+	}
+}
+
+// hideFalseDefaults keeps urfave/cli from appending "(default: false)" to
+// the boolean flags that are off by default: an option is off until given.
+func hideFalseDefaults(fs []cli.Flag) {
+	for _, f := range fs {
+		if b, ok := f.(*cli.BoolFlag); ok && !b.Value && b.DefaultText == "" {
+			b.DisableDefaultText = true
 		}
 	}
 }
