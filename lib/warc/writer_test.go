@@ -369,13 +369,25 @@ func TestZstdDict(t *testing.T) {
 
 // TestWarcioReadsOutput has npm warcio index what the writer wrote, in
 // each compression: it must list every record at the offsets OnWritten
-// reported, and cdx-index must find the payload digests we computed.
+// reported. The records are written without their digests, so the writer
+// computes them; warcio.js only copies WARC-Payload-Digest from the header,
+// so the test recomputes both digests itself from the bytes at each offset
+// (indepRead, indepPayloadDigest: standard library only) and warcio's value,
+// the header we wrote and the recomputed one must all agree. A revisit keeps
+// the payload digest it came with (it names another record's payload).
 func TestWarcioReadsOutput(t *testing.T) {
 	node, cli := peertest.WarcioCLI(t)
 	var all []gotRecord
 	for _, f := range cleanFixtures {
 		recs, _, _ := readAllFrom(t, readFixture(t, f), f)
-		all = append(all, recs...)
+		for _, g := range recs {
+			g.rec = &record.Record{Header: g.rec.Header.Clone()}
+			g.rec.Header.Del(record.FieldBlockDigest)
+			if g.rec.Type() != record.Revisit {
+				g.rec.Header.Del(record.FieldPayloadDigest)
+			}
+			all = append(all, g)
+		}
 	}
 	for _, tc := range []struct {
 		name string
@@ -392,9 +404,10 @@ func TestWarcioReadsOutput(t *testing.T) {
 				t.Fatalf("warcio index: %v\n%s", err, res)
 			}
 			lines := strings.Split(strings.TrimSpace(string(res)), "\n")
-			if len(lines) != len(ws) {
-				t.Fatalf("warcio lists %d records, we wrote %d:\n%s", len(lines), len(ws), res)
+			if len(lines) != len(ws) || len(ws) != len(all) {
+				t.Fatalf("warcio lists %d records, OnWritten %d, we wrote %d:\n%s", len(lines), len(ws), len(all), res)
 			}
+			computed := 0
 			for i, line := range lines {
 				var e struct {
 					Offset  int64  `json:"offset"`
@@ -409,7 +422,31 @@ func TestWarcioReadsOutput(t *testing.T) {
 				if e.Offset != ws[i].off || e.Type != h.Get("WARC-Type") || e.ID != h.Get("WARC-Record-ID") || e.Payload != h.Get("WARC-Payload-Digest") {
 					t.Errorf("record %d: warcio %+v, wrote offset %d %s %s %s", i, e, ws[i].off, h.Get("WARC-Type"), h.Get("WARC-Record-ID"), h.Get("WARC-Payload-Digest"))
 				}
+				// the digests, recomputed from the bytes at warcio's offset
+				ir := indepRead(t, out, e.Offset, tc.comp == compio.Gzip)
+				if !bytes.Equal(ir.block, all[i].block) {
+					t.Errorf("record %d (%s): block at offset %d differs from the one written (%d bytes, want %d)", i, e.ID, e.Offset, len(ir.block), len(all[i].block))
+				}
+				if got, want := ir.fields["warc-block-digest"], indepSHA1(ir.block); got != want {
+					t.Errorf("record %d (%s %s): WARC-Block-Digest %s, SHA-1 of the block %s", i, e.Type, e.ID, got, want)
+				}
+				want := all[i].rec.Header.Get(record.FieldPayloadDigest) // a revisit's, kept
+				if e.Type != "revisit" {
+					if want, err = indepPayloadDigest(e.Type, ir.fields["content-type"], ir.block); err != nil {
+						t.Fatalf("record %d (%s): %v", i, e.ID, err)
+					}
+					if want != "" {
+						computed++
+					}
+				}
+				if e.Payload != want || ir.fields["warc-payload-digest"] != want {
+					t.Errorf("record %d (%s %s): WARC-Payload-Digest %q (warcio %q), recomputed %q", i, e.Type, e.ID, ir.fields["warc-payload-digest"], e.Payload, want)
+				}
 			}
+			if computed < 10 {
+				t.Errorf("only %d payload digests recomputed", computed)
+			}
+			t.Logf("%d records, %d payload digests recomputed", len(lines), computed)
 		})
 	}
 }
