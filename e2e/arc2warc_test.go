@@ -215,11 +215,14 @@ func a2wWarcio(t *testing.T, path string, data []byte) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warcio index:\n%s\nlib/warc:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// warcio's CDX digests are the payload digests we wrote.
+	// warcio's CDX digests are the payload digests we wrote; warcio.js
+	// copies them from the header, so they are recomputed here from the
+	// record's bytes at warcio's offset (indepReadWARC, indepPayload).
 	cdx, err := warcioRun(t, bin, "cdx-index", path)
 	if err != nil {
 		t.Fatalf("warcio cdx-index: %v", err)
 	}
+	checked := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(cdx)), "\n") {
 		if line == "" {
 			continue
@@ -230,16 +233,31 @@ func a2wWarcio(t *testing.T, path string, data []byte) {
 		}
 		found := false
 		for i, rec := range recs {
-			if strconv.FormatInt(offs[i], 10) == j.Offset {
-				found = true
-				if d := strings.TrimPrefix(rec.Header.Get("WARC-Payload-Digest"), "sha1:"); rec.Type() == record.Response && d != j.Digest {
-					t.Errorf("%s: warcio digest %s, ours %s", j.URL, j.Digest, d)
-				}
+			if strconv.FormatInt(offs[i], 10) != j.Offset {
+				continue
+			}
+			found = true
+			ir, _ := indepReadWARC(t, data, offs[i])
+			var want string
+			switch ir.get("WARC-Type") {
+			case "response":
+				want = a2wSHA1(indepPayload(ir.block))
+			case "resource":
+				want = a2wSHA1(ir.block)
+			default:
+				continue
+			}
+			checked++
+			if d := rec.Header.Get("WARC-Payload-Digest"); d != want || ir.get("WARC-Payload-Digest") != want || j.Digest != strings.TrimPrefix(want, "sha1:") {
+				t.Errorf("%s: WARC-Payload-Digest %s (warcio %s), recomputed %s", j.URL, d, j.Digest, want)
 			}
 		}
 		if !found {
 			t.Errorf("warcio cdx offset %s matches no record", j.Offset)
 		}
+	}
+	if checked == 0 {
+		t.Errorf("warcio cdx-index: no payload digest checked")
 	}
 }
 
@@ -424,13 +442,24 @@ func warcioRun(t *testing.T, bin string, args ...string) ([]byte, error) {
 	return os.ReadFile(f.Name())
 }
 
-var updateArc2warc = flag.Bool("update-arc2warc", false, "rewrite testdata/arc/golden/*.warc from arc2warc's output")
+var updateArc2warc = flag.Bool("update-arc2warc", false, "rewrite testdata/arc/golden/*.warc from arc2warc's output (refused under CI)")
 
 // TestArc2warcGolden pins the exact bytes of the conversion of each fixture
-// (plain WARC, deterministic IDs). Regenerate with -update-arc2warc after an
-// intended change, and review the diff.
+// (plain WARC, deterministic IDs). The goldens were written by arc2warc
+// itself, so they are first checked against an independent source: the
+// ARC's own header lines and declared lengths, and digests computed here
+// (checkAgainstARC, standard library only); the output must pass the same
+// check. Regenerate with -update-arc2warc after an intended change, and
+// review the diff; -update-arc2warc is refused under CI (a golden rewritten
+// there would pass whatever arc2warc wrote).
 func TestArc2warcGolden(t *testing.T) {
+	if *updateArc2warc && ciOn() {
+		t.Fatal("-update-arc2warc under CI: goldens are rewritten by hand and reviewed, never by CI")
+	}
 	a2w := bin(t, "arc2warc")
+	// records whose length is the one declared, per fixture: every record
+	// of the clean ones; the damaged ones have impossible lengths
+	declared := map[string]int{"example.arc": 2, "example.arc.gz": 2, "example-space-in-url.arc": 1, "bad.arc": 1}
 	for _, file := range []string{"example.arc", "example.arc.gz", "example-space-in-url.arc", "bad.arc"} {
 		t.Run(file, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.warc")
@@ -438,10 +467,22 @@ func TestArc2warcGolden(t *testing.T) {
 			if _, se, code := run(t, a2w, nil, "-q", "--deterministic-ids", "-o", out, filepath.Join(arcFixtures, file)); code != 0 && !(code == 1 && strings.Contains(se, "salvaged as far as safe")) {
 				t.Fatalf("exit %d: %s", code, se)
 			}
-			got, _ := os.ReadFile(out)
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			arcData, err := os.ReadFile(filepath.Join(arcFixtures, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := checkAgainstARC(t, "output", arcData, got); n != declared[file] {
+				t.Errorf("output: %d records of the declared length, want %d", n, declared[file])
+			}
 			golden := filepath.Join(arcFixtures, "golden", file+".warc")
-			if *updateArc2warc {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
+			if *updateArc2warc && !t.Failed() {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
 				if err := os.WriteFile(golden, got, 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -449,6 +490,9 @@ func TestArc2warcGolden(t *testing.T) {
 			want, err := os.ReadFile(golden)
 			if err != nil {
 				t.Fatalf("%v (run with -update-arc2warc to create it)", err)
+			}
+			if n := checkAgainstARC(t, golden, arcData, want); n != declared[file] {
+				t.Errorf("%s: %d records of the declared length, want %d", golden, n, declared[file])
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("output differs from %s (run with -update-arc2warc and review the diff)", golden)
