@@ -1,0 +1,489 @@
+package waczpack
+
+// Comparisons with the Python reference tools that `make peers` installs in
+// scripts/venv (docs/reference-tools.md has the table): warcio 1.8.1 and
+// cdxj-indexer 1.5.0 for `index`, warcio for `check`, py-wacz 0.6.0 for
+// WACZ files both ways.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/arcport/arcport/lib/internal/peertest"
+	"github.com/arcport/arcport/lib/internal/samples"
+)
+
+// pyFixture is one WARC or ARC file the comparisons run on.
+type pyFixture struct {
+	name string // shown and used as the key of the expectation tables
+	path string
+}
+
+// pyFixtures lists every WARC and ARC fixture: testdata/arc, testdata/warc,
+// testdata/cdx, testdata/tampered, and ../shared/fixtures (arc, warc and
+// pywb's sample_archive/warcs) when it is there.
+func pyFixtures(t *testing.T) []pyFixture {
+	t.Helper()
+	testdata := filepath.Dir(filepath.Dir(samples.Path("x.warc")))
+	shared := filepath.Join(filepath.Dir(testdata), "..", "shared", "fixtures")
+	var out []pyFixture
+	add := func(prefix, dir string, globs ...string) {
+		for _, g := range globs {
+			ms, _ := filepath.Glob(filepath.Join(dir, g))
+			for _, m := range ms {
+				if strings.HasSuffix(m, ".expected") || strings.HasSuffix(m, ".cjs") || strings.HasSuffix(m, ".py") {
+					continue
+				}
+				out = append(out, pyFixture{prefix + filepath.Base(m), m})
+			}
+		}
+	}
+	add("testdata/arc/", filepath.Join(testdata, "arc"), "*.arc*")
+	add("testdata/warc/", filepath.Join(testdata, "warc"), "*.warc*")
+	add("testdata/cdx/", filepath.Join(testdata, "cdx"), "*.warc*")
+	add("testdata/tampered/", filepath.Join(testdata, "tampered"), "*.warc*")
+	if _, err := os.Stat(shared); err == nil {
+		add("shared/arc/", filepath.Join(shared, "arc"), "*.arc*")
+		add("shared/warc/", filepath.Join(shared, "warc"), "*.warc*")
+		add("shared/pywb/", filepath.Join(shared, "pywb", "sample_archive", "warcs"), "*")
+	} else {
+		t.Logf("no %s: comparing on testdata/ only", shared)
+	}
+	if len(out) < 20 {
+		t.Fatalf("only %d fixtures found", len(out))
+	}
+	return out
+}
+
+// runIn runs cmd with args in dir and returns its stdout, stderr and
+// whether it exited 0.
+func runIn(t *testing.T, dir, cmd string, args ...string) (string, string, bool) {
+	t.Helper()
+	c := exec.Command(cmd, args...)
+	c.Dir = dir
+	var so, se bytes.Buffer
+	c.Stdout, c.Stderr = &so, &se
+	err := c.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatalf("%s: %v", cmd, err)
+	}
+	return so.String(), se.String(), err == nil
+}
+
+// kv is one field of a CDXJ line's JSON block, in order.
+type kv struct{ k, v string }
+
+// cdxjLine is a CDXJ line split into key, timestamp and ordered fields.
+type cdxjLine struct {
+	key, ts string
+	fields  []kv
+}
+
+func (l cdxjLine) get(k string) string {
+	for _, f := range l.fields {
+		if f.k == k {
+			return f.v
+		}
+	}
+	return ""
+}
+
+func (l *cdxjLine) set(k, v string) {
+	for i := range l.fields {
+		if l.fields[i].k == k {
+			l.fields[i].v = v
+		}
+	}
+}
+
+func (l cdxjLine) String() string {
+	var b strings.Builder
+	b.WriteString(l.key + " " + l.ts + " {")
+	for i, f := range l.fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.k)
+		v, _ := json.Marshal(f.v)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// parseCDXJLine reads "key ts {json}" keeping the fields' order (the key
+// may hold spaces: the JSON block starts at the last " {" before it).
+func parseCDXJLine(t *testing.T, s string) cdxjLine {
+	t.Helper()
+	i := strings.Index(s, " {")
+	if i < 0 {
+		t.Fatalf("not a CDXJ line: %q", s)
+	}
+	head := s[:i]
+	j := strings.LastIndexByte(head, ' ')
+	l := cdxjLine{key: head[:j], ts: head[j+1:]}
+	dec := json.NewDecoder(strings.NewReader(s[i+1:]))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("bad JSON in %q", s)
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatalf("bad JSON in %q: %v", s, err)
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("bad JSON in %q: %v", s, err)
+		}
+		l.fields = append(l.fields, kv{k.(string), fmt.Sprint(v)})
+	}
+	return l
+}
+
+func cdxjLines(t *testing.T, out string) []cdxjLine {
+	var ls []cdxjLine
+	for _, s := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if s != "" {
+			ls = append(ls, parseCDXJLine(t, s))
+		}
+	}
+	return ls
+}
+
+// emptySHA1 is the base32 SHA-1 of no bytes.
+const emptySHA1 = "3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"
+
+// cdxjIndexerRules are the known, justified differences between a line of
+// `waczpack index` (ours: warcio.js's form, what ReplayWeb.page reads) and
+// the line cdxj-indexer 1.5.0 -p writes for the same record (theirs). Each
+// rule, when it applies, rewrites theirs toward ours and returns true; a
+// difference left after the rules fails the test. Rules not in
+// pyIndexUniversal are counted per fixture in pyIndexExpect.
+var cdxjIndexerRules = []struct {
+	name string
+	fn   func(file string, ours cdxjLine, theirs *cdxjLine) bool
+}{
+	// cdxj-indexer writes WARC-Payload-Digest whole ("sha1:B32"); warcio.js
+	// (and so arcport) the part after "algorithm:". pywb reads both.
+	{"digest-algorithm-prefix", func(_ string, o cdxjLine, p *cdxjLine) bool {
+		d := p.get("digest")
+		if _, rest, ok := strings.Cut(d, ":"); ok && rest == o.get("digest") {
+			p.set("digest", rest)
+			return true
+		}
+		return false
+	}},
+	// records without a WARC-Payload-Digest (ARC records, wget's and
+	// wpull's metadata and resource records): cdxj-indexer writes the SHA-1
+	// of no bytes, whatever the payload (it hashes the payload stream after
+	// it was read: a cdxj-indexer bug). warcio.js writes no digest for a
+	// WARC record without one; arcport computes the payload's SHA-1 for ARC
+	// records (as WARC-Payload-Digest when it converts them).
+	{"digest-of-nothing", func(f string, o cdxjLine, p *cdxjLine) bool {
+		if p.get("digest") != "sha1:"+emptySHA1 || o.get("digest") == emptySHA1 {
+			return false
+		}
+		if d := o.get("digest"); d != "" {
+			p.set("digest", d)
+			return true
+		}
+		var keep []kv
+		for _, f := range p.fields {
+			if f.k != "digest" {
+				keep = append(keep, f)
+			}
+		}
+		p.fields = keep
+		return true
+	}},
+	// Uncompressed ARC: warcio.js counts the "\n" that ends a record in
+	// its length, warcio (Python) does not.
+	{"arc-plain-length-newline", func(f string, o cdxjLine, p *cdxjLine) bool {
+		if strings.HasSuffix(f, ".arc") && p.get("length") != o.get("length") && fmt.Sprint(atoi(p.get("length"))+1) == o.get("length") {
+			p.set("length", o.get("length"))
+			return true
+		}
+		return false
+	}},
+	// resource and metadata records: cdxj-indexer keeps the media type of
+	// Content-Type without its parameters; warcio.js the whole value.
+	{"resource-mime-parameters", func(_ string, o cdxjLine, p *cdxjLine) bool {
+		om, pm := o.get("mime"), p.get("mime")
+		if om != pm && strings.Contains(om, ";") && strings.TrimSpace(strings.SplitN(om, ";", 2)[0]) == pm {
+			p.set("mime", om)
+			return true
+		}
+		return false
+	}},
+	// spaces in WARC-Target-URI: cdxj-indexer replaces them by %20 in url
+	// (and key); warcio.js keeps the header's value.
+	{"url-spaces-escaped", func(_ string, o cdxjLine, p *cdxjLine) bool {
+		if ou := o.get("url"); strings.Contains(ou, " ") && strings.ReplaceAll(ou, " ", "%20") == p.get("url") {
+			p.set("url", ou)
+			return true
+		}
+		return false
+	}},
+	// keys of URLs that are not http(s): warcio.js keeps the URL as the
+	// key; Python's surt lower-cases it and, for scheme://host/ URLs,
+	// reverses the host as for http (metadata://gnu.org/x -> org,gnu)/x).
+	{"surt-non-http-url", func(_ string, o cdxjLine, p *cdxjLine) bool {
+		u := o.get("url")
+		if o.key != p.key && !strings.HasPrefix(u, "http:") && !strings.HasPrefix(u, "https:") && o.key == u && p.key == strings.ToLower(p.key) {
+			p.key = o.key
+			return true
+		}
+		return false
+	}},
+	// Python's surt (IA canonicalisation) strips a path's trailing slash
+	// ("/domains/root/db/" -> "/domains/root/db"); warcio.js keeps it. pywb
+	// canonicalises its queries the same way, so either index answers
+	// lookups made with the same library that wrote it.
+	{"surt-trailing-slash", func(_ string, o cdxjLine, p *cdxjLine) bool {
+		k, q, _ := strings.Cut(o.key, "?")
+		pk, pq, _ := strings.Cut(p.key, "?")
+		if o.key != p.key && q == pq && strings.HasSuffix(k, "/") && !strings.HasSuffix(k, ")/") && strings.TrimSuffix(k, "/") == pk {
+			p.key = o.key
+			return true
+		}
+		return false
+	}},
+	// POST/PUT lines: warcio.js adds "method" then "requestBody",
+	// cdxj-indexer "requestBody" then "method".
+	{"post-field-order", func(_ string, o cdxjLine, p *cdxjLine) bool {
+		if len(o.fields) != len(p.fields) {
+			return false
+		}
+		same := true
+		for i := range o.fields {
+			same = same && o.fields[i].k == p.fields[i].k
+		}
+		if same {
+			return false
+		}
+		byKey := map[string]string{}
+		for _, f := range p.fields {
+			byKey[f.k] = f.v
+		}
+		var re []kv
+		for _, f := range o.fields {
+			v, ok := byKey[f.k]
+			if !ok {
+				return false
+			}
+			re = append(re, kv{f.k, v})
+		}
+		p.fields = re
+		return true
+	}},
+}
+
+// pyIndexUniversal are the rules that apply to (nearly) every line and are
+// not counted per fixture: besides them, every cdxj-indexer line is Python
+// json.dumps output (", " and ": " separators, non-ASCII as \u escapes)
+// where arcport writes JSON.stringify's compact form.
+var pyIndexUniversal = map[string]bool{"digest-algorithm-prefix": true}
+
+func atoi(s string) int {
+	n := 0
+	fmt.Sscan(s, &n)
+	return n
+}
+
+// pyIndexOutcome is what is expected of one fixture: "" when both index
+// it; otherwise which side refuses it and why, and the rules that fire.
+type pyIndexOutcome struct {
+	oursErr   string         // substring of waczpack's error; "" when it indexes the file
+	theirsErr string         // substring of cdxj-indexer's stderr; "" when it indexes the file
+	rules     map[string]int // non-universal rules and how many lines they fire on
+	why       string
+}
+
+// pyIndexExpect holds every fixture that is not "both index it, lines
+// equal up to the universal rules". Files that waczpack refuses are
+// damaged or off the spec: waczpack index reads with the Fail policy (a
+// WACZ's index must address every record exactly), where cdxj-indexer
+// warns and goes on; `arc2warc` or `waczpack check` say what is wrong.
+var pyIndexExpect = map[string]pyIndexOutcome{
+	"testdata/arc/bad.arc":                              {oursErr: `bad length "-1"`, why: "ARC lengths -1 and \"abc\": warcio reads on by the next header line"},
+	"testdata/arc/example-space-in-url.arc":             {oursErr: "URL holds spaces", why: "ARC v1 URL with spaces: the header line's fields cannot be told apart in general; warcio guesses"},
+	"testdata/arc/example.arc":                          {rules: map[string]int{"digest-of-nothing": 1, "arc-plain-length-newline": 1}},
+	"testdata/arc/example.arc.gz":                       {rules: map[string]int{"digest-of-nothing": 1}},
+	"testdata/warc/example-bad-non-chunked.warc.gz":     {oursErr: "gzip member holds more than one record", theirsErr: "non-chunked gzip file detected", why: "one gzip member for the whole file: not addressable by offset; both refuse"},
+	"testdata/warc/example-trunc.warc":                  {oursErr: "record not followed by CRLF CRLF", why: "truncated record: warcio warns and indexes on"},
+	"testdata/warc/example-wrong-chunks.warc.gz":        {oursErr: "block continues in the next gzip member", theirsErr: "Unknown archive format", why: "a record split over two gzip members: both refuse"},
+	"testdata/warc/example-resource.warc.gz":            {rules: map[string]int{"resource-mime-parameters": 1}},
+	"testdata/warc/example-space-in-target-uri.warc.gz": {rules: map[string]int{"url-spaces-escaped": 1, "surt-non-http-url": 1, "digest-of-nothing": 1}},
+	"testdata/warc/example-wget-bad-target-uri.warc.gz": {rules: map[string]int{"surt-non-http-url": 3, "digest-of-nothing": 3}},
+	"testdata/cdx/quirks.warc":                          {oursErr: "missing WARC-Record-ID", theirsErr: "function missing required argument 'month'", why: "hand-made hostile records: both refuse (waczpack at a record without WARC-Record-ID, cdxj-indexer crashes on a WARC-Date of one number)"},
+	"testdata/cdx/quirks.warc.gz":                       {oursErr: "missing WARC-Record-ID", theirsErr: "function missing required argument 'month'", why: "as quirks.warc"},
+	"testdata/tampered/truncated.warc.gz":               {oursErr: "truncated block", why: "last gzip member cut: warcio indexes what it can"},
+	"testdata/tampered/warc-header-byte.warc":           {oursErr: "record not followed by CRLF CRLF", theirsErr: "Unknown archive format", why: "Content-Length off by a digit: both refuse"},
+	"testdata/warc/post-test.warc.gz":                   {rules: map[string]int{"post-field-order": 3}},
+	"shared/pywb/post-test.warc.gz":                     {rules: map[string]int{"post-field-order": 3}},
+	"shared/pywb/bad.arc":                               {oursErr: `bad length "-1"`, why: "as testdata/arc/bad.arc"},
+	"shared/pywb/example-extra.warc":                    {oursErr: "record not followed by CRLF CRLF", why: "a record ends with one CRLF, not two: warcio accepts it"},
+	"shared/pywb/example-url-agnostic-orig.warc.gz":     {oursErr: "record not followed by CRLF CRLF", why: "gzip members without the CRLF CRLF after the block: warcio accepts them"},
+	"shared/pywb/example-url-agnostic-revisit.warc.gz":  {oursErr: "record not followed by CRLF CRLF", why: "as example-url-agnostic-orig"},
+	"shared/pywb/example-wget-1-14.warc.gz":             {rules: map[string]int{"surt-non-http-url": 3, "digest-of-nothing": 3}},
+	"shared/pywb/example-wpull.warc.gz":                 {rules: map[string]int{"surt-non-http-url": 1, "digest-of-nothing": 1}},
+	"shared/pywb/example.arc":                           {rules: map[string]int{"digest-of-nothing": 1, "arc-plain-length-newline": 1}},
+	"shared/pywb/example.arc.gz":                        {rules: map[string]int{"digest-of-nothing": 1}},
+	"shared/pywb/example.warc":                          {oursErr: "record not followed by CRLF CRLF", why: "a Content-Length one byte short (pywb's sample): warcio warns and indexes on"},
+	"shared/pywb/iana.warc.gz":                          {rules: map[string]int{"surt-trailing-slash": 1}},
+	"shared/pywb/missing-status-text.warc":              {oursErr: "truncated WARC header", why: "a file cut inside a record's block with no blank line after the WARC header: warcio indexes it"},
+}
+
+// TestIndexAgainstCdxjIndexer runs `waczpack index` and cdxj-indexer
+// 1.5.0 -p (POST/PUT bodies folded into the key, as warcio.js and waczpack
+// do) on every WARC/ARC fixture: the same files indexed, the same number
+// of lines in the same order, and each line equal once the known,
+// justified differences (cdxjIndexerRules) are applied; pyIndexExpect
+// lists every fixture where a rule other than the universal ones fires or
+// one side refuses the file, and the test fails when that list is not
+// exactly what happens.
+func TestIndexAgainstCdxjIndexer(t *testing.T) {
+	indexer := peertest.NeedPy(t, "cdxj-indexer")
+	fixtures := pyFixtures(t)
+	seen := map[string]bool{}
+	for _, fx := range fixtures {
+		t.Run(fx.name, func(t *testing.T) {
+			want := pyIndexExpect[strings.Replace(fx.name, "shared/arc/", "testdata/arc/", 1)]
+			if w, ok := pyIndexExpect[strings.Replace(fx.name, "shared/warc/", "testdata/warc/", 1)]; ok {
+				want = w
+			}
+			seen[fx.name] = true
+			ours, oursErr, code := run(t, nil, "index", fx.path)
+			theirs, theirsErr, ok := runIn(t, filepath.Dir(fx.path), indexer, "-p", filepath.Base(fx.path))
+			switch {
+			case want.oursErr == "" && code != 0:
+				t.Fatalf("waczpack index: exit %d: %s", code, oursErr)
+			case want.oursErr != "" && (code == 0 || !strings.Contains(oursErr, want.oursErr)):
+				t.Fatalf("waczpack index: exit %d %q, want an error with %q", code, oursErr, want.oursErr)
+			case want.theirsErr == "" && !ok:
+				t.Fatalf("cdxj-indexer fails: %s", lastLines(theirsErr, 3))
+			case want.theirsErr != "" && (ok || !strings.Contains(theirsErr, want.theirsErr)):
+				t.Fatalf("cdxj-indexer: ok=%v %s, want a failure with %q", ok, lastLines(theirsErr, 3), want.theirsErr)
+			}
+			if want.oursErr != "" || want.theirsErr != "" {
+				t.Logf("waczpack: %s; cdxj-indexer: %s", firstLine(oursErr), lastLines(theirsErr, 1))
+				return
+			}
+			ol, pl := cdxjLines(t, ours), cdxjLines(t, theirs)
+			if len(ol) != len(pl) {
+				t.Fatalf("%d lines, cdxj-indexer %d", len(ol), len(pl))
+			}
+			fired := map[string]int{}
+			for i := range ol {
+				p := pl[i]
+				for _, r := range cdxjIndexerRules {
+					if r.fn(fx.name, ol[i], &p) && !pyIndexUniversal[r.name] {
+						fired[r.name]++
+					}
+				}
+				if o, ps := ol[i].String(), p.String(); o != ps {
+					t.Errorf("line %d differs beyond the known differences:\n waczpack:     %.400s\n cdxj-indexer: %.400s", i+1, o, ps)
+				}
+			}
+			if fmt.Sprint(fired) != fmt.Sprint(want.rules) && !(len(fired) == 0 && len(want.rules) == 0) {
+				t.Errorf("differences %v, want %v", fired, want.rules)
+			}
+			t.Logf("%d lines equal (%v)", len(ol), fired)
+		})
+	}
+	for name := range pyIndexExpect {
+		if len(seen) == len(fixtures) && !seen[name] {
+			t.Errorf("pyIndexExpect names %s, which is not a fixture", name)
+		}
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.Join(ls, " | ")
+}
+
+// TestIndexAgainstWarcio checks the records waczpack index addresses
+// against `warcio index` (warcio 1.8.1, which prints JSON lines of chosen
+// WARC header fields rather than CDXJ): for every fixture both read, each
+// CDXJ line's offset is a record's offset in warcio's listing, with the
+// same length (up to the ARC newline, as for cdxj-indexer), the same
+// WARC-Target-URI, WARC-Date (as the 14-digit time-stamp) and HTTP status,
+// and a type that is indexed (not warcinfo or request).
+func TestIndexAgainstWarcio(t *testing.T) {
+	warcio := peertest.NeedPy(t, "warcio")
+	for _, fx := range pyFixtures(t) {
+		t.Run(fx.name, func(t *testing.T) {
+			ours, _, code := run(t, nil, "index", fx.path)
+			if code != 0 {
+				t.Skip("waczpack refuses the file (TestIndexAgainstCdxjIndexer lists why)")
+			}
+			out, se, ok := runIn(t, filepath.Dir(fx.path), warcio, "index", "-f", "offset,length,warc-type,warc-target-uri,warc-date,http:status", filepath.Base(fx.path))
+			if !ok {
+				t.Fatalf("warcio index fails where waczpack indexes: %s", lastLines(se, 2))
+			}
+			recs := map[string]map[string]string{}
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				var m map[string]string
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Fatalf("warcio index line %q: %v", l, err)
+				}
+				recs[m["offset"]] = m
+			}
+			lines := cdxjLines(t, ours)
+			for _, l := range lines {
+				r, ok := recs[l.get("offset")]
+				if !ok {
+					t.Errorf("offset %s: no record there in warcio's listing", l.get("offset"))
+					continue
+				}
+				length := r["length"]
+				if strings.HasSuffix(fx.path, ".arc") {
+					length = fmt.Sprint(atoi(length) + 1)
+				}
+				ts := strings.Map(func(c rune) rune {
+					if c >= '0' && c <= '9' {
+						return c
+					}
+					return -1
+				}, r["warc-date"])
+				switch {
+				case length != l.get("length"):
+					t.Errorf("offset %s: length %s, warcio %s", l.get("offset"), l.get("length"), r["length"])
+				case strings.Trim(r["warc-target-uri"], "<>") != strings.ReplaceAll(l.get("url"), " ", "%20"):
+					// warcio replaces spaces in WARC-Target-URI by %20
+					t.Errorf("offset %s: url %q, warcio %q", l.get("offset"), l.get("url"), r["warc-target-uri"])
+				case !strings.HasPrefix(ts, l.ts):
+					t.Errorf("offset %s: time-stamp %s, warcio's WARC-Date %s", l.get("offset"), l.ts, r["warc-date"])
+				case r["http:status"] != l.get("status"):
+					t.Errorf("offset %s: status %q, warcio %q", l.get("offset"), l.get("status"), r["http:status"])
+				case r["warc-type"] == "warcinfo" || r["warc-type"] == "request":
+					t.Errorf("offset %s: a %s record indexed", l.get("offset"), r["warc-type"])
+				}
+			}
+			var types []string
+			for _, r := range recs {
+				types = append(types, r["warc-type"])
+			}
+			sort.Strings(types)
+			t.Logf("%d lines on %d records (%s)", len(lines), len(recs), strings.Join(types, " "))
+		})
+	}
+}
