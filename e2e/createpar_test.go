@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +21,14 @@ import (
 // or SIGKILL at several points leaves nothing under the final name and,
 // after SIGINT and SIGTERM, no temporary file; the same command run to its
 // end then gives a WACZ that validates, with every record.
+//
+// The signal lands mid-run on any machine, fast or slow: a second input
+// follows the WARC, a FIFO the test holds open and never writes to, so
+// waczpack cannot finish. The points are events, not delays: after the
+// process has read 1 MiB and 8 MiB (/proc/PID/io) it is stopped (SIGSTOP)
+// and must still be in the first input, in the parallel phase (it has not
+// opened the FIFO yet); the last point is while it waits on the FIFO. The
+// signal is sent to the stopped process, which is then continued.
 func TestCreateParallelInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewSource(7))
@@ -50,22 +59,61 @@ func TestCreateParallelInterrupted(t *testing.T) {
 	os.Mkdir(outDir, 0o755)
 	out := filepath.Join(outDir, "site.wacz")
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
-		for _, after := range []time.Duration{10 * time.Millisecond, 40 * time.Millisecond, 90 * time.Millisecond} {
-			t.Run(fmt.Sprintf("%s/%v", sig, after), func(t *testing.T) {
-				waczpack := bin(t, "waczpack") // built before the clock starts
-				cmd := exec.Command(waczpack, "create", "-q", "-o", out, in)
+		for _, pt := range []struct {
+			name string
+			read int64 // stop once this much is read; 0: once the FIFO is open
+		}{{"1MiB-read", 1 << 20}, {"8MiB-read", 8 << 20}, {"waiting-on-fifo", 0}} {
+			t.Run(fmt.Sprintf("%s/%s", sig, pt.name), func(t *testing.T) {
+				waczpack := bin(t, "waczpack")
+				fifo := filepath.Join(t.TempDir(), "slow.warc.gz")
+				if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				// O_RDWR does not wait for a reader; holding a writer end
+				// keeps waczpack's reads of the FIFO waiting, never at EOF
+				hold, err := os.OpenFile(fifo, os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer hold.Close()
+				cmd := exec.Command(waczpack, "create", "-q", "-o", out, in, fifo)
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
 				}
-				time.Sleep(after)
-				cmd.Process.Signal(sig)
-				err := cmd.Wait()
-				var ee *exec.ExitError
-				if err == nil {
-					os.Remove(out)
-					t.Skipf("finished before %s after %v", sig, after) // a fast machine
+				exited := make(chan error, 1)
+				go func() { exited <- cmd.Wait() }()
+				pid := cmd.Process.Pid
+				reached := func() bool {
+					if pt.read > 0 {
+						return procRead(pid) >= pt.read
+					}
+					return procHasOpen(pid, fifo)
 				}
-				if !errors.As(err, &ee) {
+				for deadline := time.Now().Add(time.Minute); !reached(); time.Sleep(time.Millisecond) {
+					select {
+					case err := <-exited:
+						t.Fatalf("waczpack ended (%v) before %s, though its second input never ends", err, pt.name)
+					default:
+					}
+					if time.Now().After(deadline) {
+						cmd.Process.Kill()
+						t.Fatalf("%s not reached in a minute (read %d bytes)", pt.name, procRead(pid))
+					}
+				}
+				procStop(t, pid)
+				inFirst := !procHasOpen(pid, fifo)
+				read := procRead(pid)
+				if pt.read > 0 && !inFirst {
+					cmd.Process.Kill()
+					t.Fatalf("stopped after %d bytes read, past the first input: the signal would not land in the parallel phase", read)
+				}
+				t.Logf("%s sent with %d bytes read, in the first input (parallel phase): %v", sig, read, inFirst)
+				cmd.Process.Signal(sig)
+				syscall.Kill(pid, syscall.SIGCONT)
+				var ee *exec.ExitError
+				if err := <-exited; err == nil {
+					t.Fatalf("exit 0 after %s: waczpack finished with an input that never ended", sig)
+				} else if !errors.As(err, &ee) {
 					t.Fatal(err)
 				}
 				if _, err := os.Stat(out); err == nil {
@@ -90,5 +138,56 @@ func TestCreateParallelInterrupted(t *testing.T) {
 	}
 	if _, stderr, code := run(t, bin(t, "waczpack"), nil, "validate", out); code != 0 {
 		t.Fatalf("validate: exit %d: %s", code, stderr)
+	}
+}
+
+// procRead is how many bytes process pid has read so far (rchar in
+// /proc/PID/io: read and pread alike), -1 when it cannot be read.
+func procRead(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "rchar: "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}
+
+// procHasOpen reports whether process pid has the file path open.
+func procHasOpen(pid int, path string) bool {
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, fd := range fds {
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && l == path {
+			return true
+		}
+	}
+	return false
+}
+
+// procStop stops process pid (SIGSTOP) and waits until it is stopped, so
+// that what the test reads of it then stays true until it continues.
+func procStop(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatalf("process %d: %v", pid, err)
+		}
+		// pid (comm) state ...: comm may hold spaces and parentheses
+		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 0 && f[0] == "T" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d not stopped after SIGSTOP: %s", pid, b)
+		}
 	}
 }
