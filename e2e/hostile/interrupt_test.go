@@ -20,9 +20,9 @@ import (
 // signalAfter is how long a command runs before it is signalled.
 const signalAfter = 200 * time.Millisecond
 
-// oneCore keeps a signalled command on one core, so that on a machine with
-// many cores it is still at work after signalAfter (htcache export reads a
-// file, not a pipe the test holds open).
+// oneCore keeps a signalled command on one core (htcache export reads a
+// file, not a pipe the test holds open: midRun stops it part way through
+// the file, and fails when it has read it all).
 var oneCore = []string{"GOMAXPROCS=1"}
 
 // bigARC is an ARC (gzip per record) from scripts/arcgen, large enough for
@@ -144,8 +144,10 @@ func (ic interruptCase) prepare(t *testing.T, c *caseDir) (*feed, io.Reader) {
 	return nil, nil
 }
 
-// TestInterrupt sends SIGINT and SIGTERM to each writer 200 ms into its
-// run: it exits (130/143 for -o runs, or dies of the signal when streaming
+// TestInterrupt sends SIGINT and SIGTERM to each writer in the middle of
+// its run, on any machine (midRun: a pipe held open, or a quarter of the
+// cache read and not all of it, the process stopped while the signal is
+// sent): it exits (130/143 for -o runs, or dies of the signal when streaming
 // to stdout) within the time limit; no file exists under the final name,
 // no temp file beside it or in TMPDIR; a stdout stream is a valid prefix
 // (every complete record reads back with lib/warc).
@@ -161,8 +163,9 @@ func TestInterrupt(t *testing.T) {
 				r.stdin = stdin
 				r.env = oneCore
 				s := r.start(t)
-				time.Sleep(signalAfter)
+				where := s.midRun(t, ic, c)
 				s.signal(sig)
+				s.resume()
 				if fd != nil {
 					// The pipe stays open while the command handles the
 					// signal (closing it at once races the handler:
@@ -171,7 +174,7 @@ func TestInterrupt(t *testing.T) {
 					go func() { time.Sleep(5 * time.Second); fd.w.CloseWithError(io.ErrClosedPipe) }()
 				}
 				res := s.finish(t)
-				what := fmt.Sprintf("%s after %v", sig, signalAfter)
+				what := fmt.Sprintf("%s %s", sig, where)
 				t.Logf("%s: exit %d (signal %v), %d stdout bytes, %v", what, res.code, res.signal, res.outN, res.elapsed.Round(time.Millisecond))
 				if res.timedOut {
 					t.Fatalf("%s: did not stop\n  %s", what, res)
@@ -222,14 +225,14 @@ func TestKillThenRerun(t *testing.T) {
 			r.stdin = stdin
 			r.env = oneCore
 			s := r.start(t)
-			time.Sleep(signalAfter)
+			where := s.midRun(t, ic, c)
 			s.signal(syscall.SIGKILL)
 			if fd != nil {
 				defer fd.close()
 			}
 			res := s.finish(t)
 			if res.signal != syscall.SIGKILL {
-				t.Fatalf("not killed (finished first?)\n  %s", res)
+				t.Fatalf("SIGKILL %s: not killed\n  %s", where, res)
 			}
 			if _, err := os.Stat(filepath.Join(c.out, ic.final)); err == nil {
 				t.Errorf("SIGKILL left a file under the final name %s", ic.final)
