@@ -6,12 +6,15 @@ package waczpack
 // WACZ files both ways.
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -486,4 +489,148 @@ func TestIndexAgainstWarcio(t *testing.T) {
 			t.Logf("%d lines on %d records (%s)", len(lines), len(recs), strings.Join(types, " "))
 		})
 	}
+}
+
+// checkResult is a checker's verdict on a file and the digest mismatches
+// it reports, as "OFFSET block|payload VALUE" (VALUE: the header's digest).
+type checkResult struct {
+	flagged bool
+	digests []string
+}
+
+var (
+	warcioRecordRE  = regexp.MustCompile(`^\s+offset (\d+) WARC-Record-ID`)
+	warcioFailedRE  = regexp.MustCompile(`^\s+(block|payload) digest failed:? (\S+)`)
+	oursMismatchRE  = regexp.MustCompile(`record at offset (\d+): WARC-(Block|Payload)-Digest mismatch for .*: header (\S+),`)
+	oursBadDigestRE = regexp.MustCompile(`record at offset (\d+): bad WARC-(Block|Payload)-Digest "([^"]+)"`)
+)
+
+func warcioCheck(t *testing.T, warcio, path string) checkResult {
+	out, se, ok := runIn(t, filepath.Dir(path), warcio, "check", "-v", filepath.Base(path))
+	r := checkResult{flagged: !ok}
+	off := ""
+	for _, l := range strings.Split(out+se, "\n") {
+		if m := warcioRecordRE.FindStringSubmatch(l); m != nil {
+			off = m[1]
+		} else if m := warcioFailedRE.FindStringSubmatch(l); m != nil {
+			r.digests = append(r.digests, off+" "+m[1]+" "+m[2])
+		}
+	}
+	sort.Strings(r.digests)
+	return r
+}
+
+func oursCheck(t *testing.T, path string) checkResult {
+	out, se, code := run(t, nil, "check", path)
+	r := checkResult{flagged: code != 0}
+	for _, l := range strings.Split(out+se, "\n") {
+		m := oursMismatchRE.FindStringSubmatch(l)
+		if m == nil {
+			m = oursBadDigestRE.FindStringSubmatch(l)
+		}
+		if m != nil {
+			r.digests = append(r.digests, m[1]+" "+strings.ToLower(m[2])+" "+m[3])
+		}
+	}
+	sort.Strings(r.digests)
+	return r
+}
+
+// pyCheckExpect lists every file where waczpack check and warcio check
+// 1.8.1 do not flag the same files with the same digest mismatches (same
+// record offset, block or payload, same header value): onlyOurs says that
+// waczpack flags a file warcio passes, oursExtra the digest mismatches only
+// waczpack names. Everywhere else they agree.
+var pyCheckExpect = map[string]struct {
+	onlyOurs  bool
+	oursExtra []string
+	why       string
+}{
+	"testdata/arc/bad.arc":                             {onlyOurs: true, why: `ARC lengths -1 and "abc": warcio check skips ARC files (it checks WARC digests only)`},
+	"testdata/arc/example-space-in-url.arc":            {onlyOurs: true, why: "an ARC v1 URL with spaces: warcio check skips ARC files"},
+	"testdata/tampered/truncated.warc.gz":              {onlyOurs: true, why: "last record cut 30 bytes short of its Content-Length: warcio says \"digest present but not checked\" and exits 0"},
+	"shared/pywb/bad.arc":                              {onlyOurs: true, why: "as testdata/arc/bad.arc"},
+	"shared/pywb/example.warc":                         {onlyOurs: true, why: "a Content-Length one byte short: warcio warns on stderr (\"Record not followed by newline\") and exits 0"},
+	"shared/pywb/example-url-agnostic-orig.warc.gz":    {onlyOurs: true, why: "gzip members without the CRLF CRLF after the block: warcio accepts them silently"},
+	"shared/pywb/example-url-agnostic-revisit.warc.gz": {onlyOurs: true, why: "as example-url-agnostic-orig"},
+	"shared/pywb/missing-status-text.warc":             {onlyOurs: true, why: "no blank line after the last WARC header (the file ends there): warcio reads an empty block"},
+	"testdata/cdx/quirks.warc": {oursExtra: []string{"31816 payload sha1:ONE:TWO", "32217 payload nocolon"},
+		why: `hand-made records: warcio check crashes (binascii.Error: Incorrect padding) on the payload digest "sha1:ONE:TWO" and stops; waczpack names it and the next malformed one ("nocolon"); the 34 mismatches before are the same`},
+	"testdata/cdx/quirks.warc.gz": {oursExtra: []string{"15243 payload sha1:ONE:TWO", "15613 payload nocolon"},
+		why: "as quirks.warc"},
+	"testdata/tampered/flipped-stored-byte.wacz!archive/good.warc.gz": {onlyOurs: true,
+		why: `a byte flipped inside the first gzip member (its CRC fails): warcio check reads "WARC-Record-ID None", "no digest to check" and exits 0`},
+	"testdata/warc/example-bad-non-chunked.warc.gz": {oursExtra: []string{"0 block sha1:DVRKRZEWKT4QEWGQOSFOA5KY5VDIWJLW"},
+		why: "one gzip member for the whole file: warcio stops at it before checking a digest; waczpack reports it and reads on"},
+	"testdata/warc/example-wrong-chunks.warc.gz": {oursExtra: []string{"0 block sha1:SDZIDCNQKX2AQDX3LC6EE2YTIHVLAXUK"},
+		why: "a record split over two gzip members: warcio stops (\"Invalid WARC record\"); waczpack reports it and checks the block it has"},
+}
+
+// TestCheckAgainstWarcio runs `waczpack check` and `warcio check -v`
+// (warcio 1.8.1) on every WARC/ARC fixture and on the WARCs inside every
+// WACZ of testdata/tampered: the same files flagged and the same digest
+// mismatches named (record offset, block or payload digest, the header's
+// value), but for the differences pyCheckExpect lists.
+func TestCheckAgainstWarcio(t *testing.T) {
+	warcio := peertest.NeedPy(t, "warcio")
+	fixtures := pyFixtures(t)
+	// the WARCs stored in the tampered WACZ files
+	tampered := filepath.Join(filepath.Dir(filepath.Dir(samples.Path("x.warc"))), "tampered")
+	waczs, _ := filepath.Glob(filepath.Join(tampered, "*.wacz"))
+	tmp := t.TempDir()
+	for _, w := range waczs {
+		zr, err := zip.OpenReader(w)
+		if err != nil {
+			t.Logf("%s: %v: no WARC to compare (waczpack validate's own test covers it)", filepath.Base(w), err)
+			continue
+		}
+		for _, f := range zr.File {
+			if !strings.HasPrefix(f.Name, "archive/") {
+				continue
+			}
+			if f.Method != zip.Store {
+				t.Fatalf("%s: %s is not stored", w, f.Name)
+			}
+			// raw: the zip CRC of a damaged WARC must not stop the read
+			r, err := f.OpenRaw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(r)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", w, f.Name, err)
+			}
+			dir := filepath.Join(tmp, strings.TrimSuffix(filepath.Base(w), ".wacz"))
+			os.MkdirAll(dir, 0o755)
+			p := filepath.Join(dir, filepath.Base(f.Name))
+			os.WriteFile(p, b, 0o644)
+			fixtures = append(fixtures, pyFixture{"testdata/tampered/" + filepath.Base(w) + "!" + f.Name, p})
+		}
+		zr.Close()
+	}
+	agree := 0
+	for _, fx := range fixtures {
+		t.Run(fx.name, func(t *testing.T) {
+			key := strings.NewReplacer("shared/arc/", "testdata/arc/", "shared/warc/", "testdata/warc/").Replace(fx.name)
+			want := pyCheckExpect[key]
+			w, o := warcioCheck(t, warcio, fx.path), oursCheck(t, fx.path)
+			wantFlag := w.flagged || want.onlyOurs
+			if o.flagged != wantFlag {
+				t.Errorf("waczpack check flagged=%v, warcio check flagged=%v (expected difference: %v)", o.flagged, w.flagged, want.onlyOurs)
+			}
+			if want.onlyOurs && w.flagged {
+				t.Errorf("warcio now flags the file too: drop it from pyCheckExpect")
+			}
+			wd := append(append([]string{}, w.digests...), want.oursExtra...)
+			sort.Strings(wd)
+			if fmt.Sprint(o.digests) != fmt.Sprint(wd) {
+				t.Errorf("digest mismatches:\n waczpack: %q\n warcio:   %q (+ expected %q)", o.digests, w.digests, want.oursExtra)
+			}
+			if want.why == "" {
+				agree++
+			}
+			t.Logf("flagged=%v, %d digest mismatches %q", o.flagged, len(o.digests), o.digests)
+		})
+	}
+	t.Logf("%d of %d files: same verdict and mismatches", agree, len(fixtures))
 }
