@@ -35,7 +35,7 @@ func NewApp(stdin io.Reader, stdout io.Writer, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "o", Usage: "write the WARC to `FILE` (default: standard output)"},
 			&cli.StringFlag{Name: "warc-version", Value: "1.1", Usage: "WARC version to write: 1.1 or 1.0"},
 			&cli.StringFlag{Name: "compress", Usage: "gzip, zstd or none (default: from the -o extension; gzip on standard output)"},
-			&cli.IntFlag{Name: "level", Usage: "compression level `N`: gzip 1 (fastest) to 9 (smallest), zstd 1 to 22 (default: gzip 5, zstd 3)"},
+			&cli.IntFlag{Name: "level", Usage: "compression level `N`: gzip 1 (fastest) to 9 (smallest), zstd 1 to 22", DefaultText: "gzip 5, zstd 3"},
 			&cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed record instead of repairing or skipping it"},
 			&cli.BoolFlag{Name: "deterministic-ids", Usage: "derive record IDs from the input so the same input gives byte-identical output"},
 			&cli.StringFlag{Name: "spool-max", Value: "4GiB", Usage: "largest record block to take; blocks over 1 MiB are spooled to an unnamed temporary file in $TMPDIR, and a larger one stops the run with an error (`SIZE`: digits with K, M, G or T)"},

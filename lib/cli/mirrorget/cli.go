@@ -125,7 +125,7 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.StringFlag{Name: "scope", Value: "prefix", Usage: "prefix (start URL's directory), host, domain or any"},
 			&cli.StringSliceFlag{Name: "filter", Usage: "scan rule `RULE`: +PATTERN or -PATTERN (also given as a bare argument)"},
 			&cli.StringFlag{Name: "robots", Value: "on", Usage: "obey robots.txt: on or off"},
-			&cli.StringFlag{Name: "user-agent", Value: crawl.DefaultUserAgent(), Usage: "User-Agent `STRING`"},
+			&cli.StringFlag{Name: "user-agent", Value: crawl.DefaultUserAgent(), Usage: "User-Agent `STRING`", DefaultText: "mirrorget/VERSION (+https://github.com/arcport/arcport)"},
 			&cli.StringSliceFlag{Name: "header", Usage: "extra request field `\"Name: value\"` (repeatable)"},
 			&cli.StringFlag{Name: "cookies", Usage: "Netscape cookies.txt `FILE` to send cookies from"},
 			&cli.StringFlag{Name: "proxy", Usage: "http proxy `URL` (http://[user:pass@]host:port; the password is sent as Proxy-Authorization and recorded redacted)"},
@@ -158,13 +158,13 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.StringFlag{Name: "frontier", Usage: "share the crawl with other workers through the Redis server at `URL` (redis://[:PASSWORD@]HOST:PORT/DB)"},
 			&cli.StringFlag{Name: "crawl-id", Usage: "with --frontier: the crawl's `NAME` (its keys in Redis are under {NAME}:)"},
 			&cli.DurationFlag{Name: "lease", Value: frontier.DefaultLease, Usage: "with --frontier or --state: a taken URL returns to the queue if its worker is silent for `DURATION`"},
-			&cli.StringFlag{Name: "worker", Usage: "this worker's `NAME` in leases and file names (default HOST-PID)"},
+			&cli.StringFlag{Name: "worker", Usage: "this worker's `NAME` in leases and file names", DefaultText: "HOST-PID"},
 			&cli.StringFlag{Name: "warc-dir", Usage: "write the captures to files in `DIR`, PREFIX-TIMESTAMP-SERIAL-WORKER.warc.gz each with a .cdxj beside it, rotated at --warc-max-size"},
-			&cli.StringFlag{Name: "warc-prefix", Value: "mirrorget", Usage: "file name `PREFIX` for --warc-dir (default: the crawl id, else mirrorget)"},
+			&cli.StringFlag{Name: "warc-prefix", Usage: "file name `PREFIX` for --warc-dir", DefaultText: "the crawl id, else mirrorget"},
 			&cli.StringFlag{Name: "warc-max-size", Value: "1g", Usage: "start a new --warc-dir file past `BYTES` (suffixes k, m, g)"},
 			&cli.DurationFlag{Name: "warc-max-age", Value: time.Minute, Usage: "with --warc-dir s3://: complete a file after `DURATION` (a capture is durable, and its URL done, only once its object is complete)"},
 			&cli.StringFlag{Name: "dedup-index", Usage: "with --format warc: a capture whose payload digest is that of a capture in the CDXJ `FILE` (or of an earlier one of this crawl; with --frontier, of any worker's) is written as an identical-payload-digest revisit"},
-			&cli.IntFlag{Name: "max-connections", Usage: "this worker's connections in total (`N`; default -c): -c then bounds each host"},
+			&cli.IntFlag{Name: "max-connections", Usage: "this worker's connections in total (`N`): -c then bounds each host", DefaultText: "-c"},
 			&cli.GenericFlag{Name: "purge", Aliases: []string{"X", "purge-old"}, Value: &onOff{on: true}, DefaultText: "on",
 				Usage: "with -O, an update removes the files of the previous run no longer on the site (404/410, not linked) and lists them in DIR/hts-log.txt, as HTTrack's -X; `off` (-X0) keeps them"},
 			&cli.BoolFlag{Name: "status", Usage: "print the counters of the crawl named by --frontier/--crawl-id, --state or -O, and exit"},
@@ -242,8 +242,11 @@ func options(c *cli.Context) (*Options, error) {
 	if o.DedupIndex != "" && o.Format != "warc" {
 		return nil, cliutil.Usagef("--dedup-index writes revisit records: it needs --format warc")
 	}
-	if !c.IsSet("warc-prefix") && o.CrawlID != "" {
-		o.WarcPrefix = o.CrawlID
+	if !c.IsSet("warc-prefix") {
+		o.WarcPrefix = "mirrorget" // --warc-prefix's DefaultText
+		if o.CrawlID != "" {
+			o.WarcPrefix = o.CrawlID
+		}
 	}
 	if strings.ContainsAny(o.WarcPrefix+o.Worker, "/\\") || o.WarcPrefix == "" {
 		return nil, cliutil.Usagef("--warc-prefix and --worker must be plain names")

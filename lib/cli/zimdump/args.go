@@ -55,6 +55,8 @@ const extUsage = `arcport extensions:
   zimdump create -o FILE.zim [options] INPUT
                                          write a ZIM from a folder, a WARC/ARC, a WACZ or
                                          an HTTrack hts-cache (zimdump create --help)
+  zimdump completion bash|zsh|fish       the shell completion script
+                                         (bash: source <(zimdump completion bash))
 `
 
 // longOpts are the long options, in docopt's order (for prefix errors).

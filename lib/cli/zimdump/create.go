@@ -239,7 +239,7 @@ func runCreate(args []string, stdout, stderr io.Writer) int {
 		return cliutil.ExitOK
 	}
 	if err == errVersion {
-		fmt.Fprintf(stdout, "zimdump (arcport) %s\n", cliutil.Version)
+		fmt.Fprintln(stdout, cliutil.VersionString())
 		return cliutil.ExitOK
 	}
 	if err != nil {

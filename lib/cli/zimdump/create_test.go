@@ -410,7 +410,7 @@ func TestCreateIllustration(t *testing.T) {
 	if _, err := os.Stat(out2); err == nil {
 		t.Error("ZIM written with a bad illustration")
 	}
-	if r := viaMain(t, "create", "--version"); r.rc != 0 || !strings.HasPrefix(r.stdout, "zimdump (arcport) ") {
+	if r := viaMain(t, "create", "--version"); r.rc != 0 || !strings.HasPrefix(r.stdout, "arcport ") {
 		t.Errorf("--version: %+v", r)
 	}
 }

@@ -54,6 +54,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		// not an openzim command: arcport's conventions throughout
 		return runCreate(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "completion" {
+		return runCompletion(args[1:], stdout, stderr)
+	}
 	return Status(run(args, stdout, stderr))
 }
 
@@ -81,7 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if p.ver {
-		fmt.Fprintf(stdout, "zimdump (arcport) %s\n", cliutil.Version)
+		fmt.Fprintln(stdout, cliutil.VersionString())
 		return 0
 	}
 	e := &env{p: p, out: bufio.NewWriterSize(stdout, 256<<10), stdout: stdout, stderr: stderr}

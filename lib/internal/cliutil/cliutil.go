@@ -64,7 +64,6 @@ func (e *ExitError) Error() string { return e.Msg }
 // in front before urfave/cli, which stops at the first argument, parses them.
 // --version has no short form, since -v means verbose in every binary.
 func Run(app *cli.App) {
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version", DisableDefaultText: true}
 	Prepare(app)
 	os.Args = append(os.Args[:1], ReorderArgs(app, os.Args[1:])...)
 	stopProfile := startProfile()
@@ -162,6 +161,7 @@ func ReportStoreStats(name string, w io.Writer) {
 // "(default: false)".
 func Prepare(app *cli.App) {
 	app.Version = VersionString()
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version", DisableDefaultText: true}
 	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, VersionString()) }
 	app.HideHelpCommand = true
 	files := app.Action != nil

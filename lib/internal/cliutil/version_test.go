@@ -68,7 +68,6 @@ func TestVersionFlag(t *testing.T) {
 	old := Version
 	Version, Commit = "v0.8.0-2-gabc1234", ""
 	defer func() { Version = old }()
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version", DisableDefaultText: true}
 	var out bytes.Buffer
 	app := &cli.App{Name: "x", Writer: &out, Flags: []cli.Flag{&cli.BoolFlag{Name: "q", Usage: "quiet"}},
 		Action: func(*cli.Context) error { return nil }}
