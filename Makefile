@@ -6,7 +6,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -s -w -X github.com/arcport/arcport/lib/internal/cliutil.Version=$(VERSION) -X github.com/arcport/arcport/lib/internal/cliutil.Commit=$(COMMIT)
 BINS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build test vet demo bench fuzz peers clean
+.PHONY: all build test vet demo bench fuzz peers clean man
 
 all: build
 
@@ -29,6 +29,11 @@ test: peers vet build
 
 peers:
 	bash scripts/peers.sh
+
+# Man pages man/BIN.1 from the command-line definitions (committed:
+# lib/cli/clidoc's TestManUpToDate fails when they are out of date).
+man:
+	$(GO) run ./scripts/mangen man
 
 demo: build
 	bash scripts/demo.sh

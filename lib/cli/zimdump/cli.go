@@ -28,9 +28,9 @@ type option struct {
 // options documents every option that `allowed` names.
 var options = map[string]option{
 	"details":   {usage: "show details about the entries, else list only their paths"},
-	"idx":       {arg: "INDEX", usage: "the index of the entry to list or show"},
-	"url":       {arg: "URL", usage: "the path (URL) of the entry to list or show"},
-	"ns":        {arg: "N", usage: "the namespace of the entries to list or dump (with --url: A; without, for dump: no filter)"},
+	"idx":       {arg: "INDEX", usage: "the entry at INDEX (list, show)"},
+	"url":       {arg: "URL", usage: "the entry at the path URL (list, show)"},
+	"ns":        {arg: "N", usage: "the entries of namespace N (with --url: A; without, for dump: no filter)"},
 	"dir":       {arg: "DIR", usage: "directory where to dump the entries' content (required)"},
 	"redirect":  {usage: "dump redirect entries as symbolic links, else as HTML redirect files"},
 	"json":      {usage: "JSON output: one object (info, meta) or one object per entry (list)"},
@@ -101,7 +101,8 @@ func App(w io.Writer) *cli.App {
 			"zimdump dump --dir=DIR [--ns=N] [--redirect] [--] <file>\n" +
 			"zimdump show (--idx=INDEX|(--url=URL [--ns=N])) [--] <file>\n" +
 			"zimdump info [--json] [--ns=N] [--] <file>\n" +
-			"zimdump check|meta [--json] <file>\n" +
+			"zimdump check <file>\n" +
+			"zimdump meta [--json] <file>\n" +
 			"zimdump warc [-o FILE] [--plain] [--spool-max=SIZE] <file>\n" +
 			"zimdump create -o FILE.zim [options] INPUT\n" +
 			"zimdump completion bash|zsh|fish\n" +
