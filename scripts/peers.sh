@@ -2,7 +2,8 @@
 # Installs the peers and servers arcport's tests and benchmarks run against:
 #   Debian: httrack, zim-tools (zimdump, zimcheck, zimwriterfs), python3-libzim,
 #           kiwix-tools, wget, chromium, xz-utils, zstd, unzip, bsdutils
-#           (script), redis-server, time, hyperfine, pigz (bench.sh's arc2warc peer)
+#           (script), redis-server, time, hyperfine, pigz (bench.sh's arc2warc peer),
+#           man-db (man -l renders man/*.1: lib/cli/clidoc TestManRenders)
 #   npm:    warcio, playwright-core and @harvard-lil/js-wacz (scripts/npm), ReplayWeb.page's bundled
 #           ui.js/sw.js (npm pack: its dependency tree is not needed)
 #   Go:     versitygw (a real S3 gateway) into $(go env GOPATH)/bin
@@ -17,7 +18,7 @@ VERSITYGW_VERSION=v1.8.0
 need=()
 for pair in httrack:httrack zimdump:zim-tools zimcheck:zim-tools kiwix-serve:kiwix-tools wget:wget \
   chromium:chromium xz:xz-utils zstd:zstd unzip:unzip script:bsdutils redis-server:redis-server \
-  /usr/bin/time:time hyperfine:hyperfine pigz:pigz node:nodejs npm:npm; do
+  /usr/bin/time:time hyperfine:hyperfine pigz:pigz node:nodejs npm:npm man:man-db; do
   cmd=${pair%%:*} pkg=${pair#*:}
   command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
 done
