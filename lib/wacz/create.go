@@ -54,6 +54,11 @@ type Options struct {
 	Lenient bool
 	// Warn receives warnings (nil: dropped).
 	Warn func(string)
+	// Damage, when not nil, receives each problem of damaged input that
+	// Lenient went on past (one line each, "FILE: record at offset N:
+	// reason", as waczpack index reports it); when nil they go to Warn
+	// as "warning: ..." lines. Either way Stats.Damaged counts them.
+	Damage func(error)
 	// TempDir is where spill and sort files go ("" : the system default).
 	TempDir string
 	// PageMemory bounds the bytes of detected pages kept in memory (0:
@@ -90,6 +95,9 @@ type Stats struct {
 	// PagesSpilled counts detected pages moved to temporary files when
 	// they outgrew Options.PageMemory (a page may count more than once).
 	PagesSpilled int
+	// Damaged counts the problems of damaged input that Options.Lenient
+	// went on past (each reported through Options.Damage or Warn).
+	Damaged int
 }
 
 // Writer builds a WACZ: AddInput for each WARC or ARC input, then Close.
@@ -108,7 +116,8 @@ type Writer struct {
 
 	resources []Resource
 	stats     Stats
-	rawWin    []byte // the raw stream window, kept for the next input
+	damageMu  sync.Mutex // guards stats.Damaged (problems come from several goroutines)
+	rawWin    []byte     // the raw stream window, kept for the next input
 	err       error
 	closed    bool
 	// dupFrom is the first number given to a WARC name met again (0: 1;
@@ -173,6 +182,19 @@ func (w *Writer) takeWindow() []byte {
 	return b
 }
 
+// damaged reports a problem of damaged input that Lenient goes on past,
+// and counts it.
+func (w *Writer) damaged(err error) {
+	w.damageMu.Lock()
+	w.stats.Damaged++
+	w.damageMu.Unlock()
+	if w.opts.Damage != nil {
+		w.opts.Damage(err)
+		return
+	}
+	w.warn("warning: %v", err)
+}
+
 func (w *Writer) warn(format string, a ...any) {
 	if w.opts.Warn != nil {
 		w.opts.Warn(fmt.Sprintf(format, a...))
@@ -189,7 +211,11 @@ func requested(opts Options) []string {
 }
 
 // Stats returns the counts so far.
-func (w *Writer) Stats() Stats { return w.stats }
+func (w *Writer) Stats() Stats {
+	w.damageMu.Lock()
+	defer w.damageMu.Unlock()
+	return w.stats
+}
 
 // InputKind is what an input holds, as told from its first bytes.
 type InputKind int

@@ -488,8 +488,9 @@ func (in *inputRun) openMember(s int64) (*record.Record, error) {
 
 // parseFastHeader parses a WARC header at the start of b when it is plain:
 // "WARC/1.0" or "WARC/1.1", CRLF line ends, "Name: value" fields, an empty
-// line, a valid Content-Length. ok is false otherwise, including when b
-// does not hold the whole header yet.
+// line, a valid Content-Length, and WARC-Type, WARC-Record-ID and
+// WARC-Date present. ok is false otherwise, including when b does not hold
+// the whole header yet.
 func parseFastHeader(b []byte) (*record.Record, int64, int64, bool) {
 	i := bytes.Index(b, []byte("\r\n\r\n"))
 	if i < 0 || !bytes.HasPrefix(b, []byte("WARC/1.")) {
@@ -521,6 +522,12 @@ func parseFastHeader(b []byte) (*record.Record, int64, int64, bool) {
 	}
 	if cl < 0 {
 		return nil, 0, 0, false
+	}
+	// a field lib/warc's reader requires is missing: damage it reports
+	for _, f := range [...]string{record.FieldType, record.FieldRecordID, record.FieldDate} {
+		if !rec.Header.Has(f) {
+			return nil, 0, 0, false
+		}
 	}
 	return rec, int64(i + 4), cl, true
 }
@@ -561,11 +568,10 @@ func (in *inputRun) endFast() error {
 	switch {
 	case !fs.gzOn && (size+4-int64(len(fs.pi.out)) <= piFinish || fs.verify && size <= piMax):
 		used, err := fs.pi.finish(int(size) + 4) // the record and its CRLF CRLF, nothing more
-		if err != nil || !onlyLineEnds(fs.pi.out, size) {
+		if err != nil || !onlyLineEnds(fs.pi.out, size) || !isTrailer(fs.pi.out[size:]) {
 			return in.handover(s, pr)
 		}
 		end = s + used
-		in.noteTrailer(s, fs.pi.out[size:])
 	case fs.verify || fs.cl-fs.block.n <= fastTailInflate:
 		if !fs.gzOn {
 			if err := fs.switchToGz(); err != nil {
@@ -573,14 +579,13 @@ func (in *inputRun) endFast() error {
 			}
 		}
 		e, tail, ok := in.inflateRest()
-		if !ok {
+		if !ok || !isTrailer(tail) {
 			return in.handover(s, pr)
 		}
 		end = e
-		in.noteTrailer(s, tail)
 	default:
 		u := uint64(size)
-		sizes := []uint32{uint32(u + 4), uint32(u + 2), uint32(u)}
+		sizes := []uint32{uint32(u + 4)}
 		e, ok, err := fs.rs.memberEnd(s, sizes)
 		if err != nil {
 			return err
@@ -618,7 +623,7 @@ func (in *inputRun) deferPage() (done bool, err error) {
 	}
 	s := fs.start
 	u := uint64(fs.hdrLen + fs.cl)
-	end, ok, err := fs.rs.memberEnd(s, []uint32{uint32(u + 4), uint32(u + 2), uint32(u)})
+	end, ok, err := fs.rs.memberEnd(s, []uint32{uint32(u + 4)})
 	if err != nil || !ok {
 		return false, err
 	}
@@ -695,20 +700,19 @@ func (in *inputRun) inflateRest() (int64, []byte, bool) {
 	return fs.sr.off - int64(fs.br.Buffered()), tail[:total], true
 }
 
-// noteTrailer notes the warning lib/warc's reader gives when a record is
-// not followed by CRLF CRLF (tail is what follows it in the member; a
-// repair: the record is whole), so that the fast path does not pass over
-// silently what the careful path reports.
-func (in *inputRun) noteTrailer(s int64, tail []byte) {
-	if string(tail) == "\r\n\r\n" {
-		return
-	}
-	in.fs.trailer = &record.Problem{File: in.name, Offset: s, Msg: fmt.Sprintf("record not followed by CRLF CRLF (found %q)", tail), Repaired: true}
-}
+// isTrailer reports whether tail, what follows a record in its member, is
+// the CRLF CRLF that ends a record. Anything else (nothing, CRLF, LF LF...)
+// is damage that lib/warc's reader reports ("record not followed by CRLF
+// CRLF (found ...)", as waczpack index does): the fast paths hand such a
+// member over to it rather than word the problem themselves. A member
+// whose end is found by its ISIZE field is taken only when ISIZE is the
+// record's size plus the 4 bytes of CRLF CRLF (which 4 bytes they are is
+// checked by inflating them: --verify).
+func isTrailer(tail []byte) bool { return string(tail) == "\r\n\r\n" }
 
-// noteTrailerSize is noteTrailer for a member whose end was found by its
-// ISIZE field without inflating it: the record of u bytes is followed by
-// ISIZE-u bytes of line ends (0, 2 or 4; which ones is not known).
+// noteTrailerSize was the trailer warning of a member whose end was found
+// by its ISIZE field; such a member is now taken only when ISIZE counts
+// the 4 bytes of CRLF CRLF, so it only checks that the field is there.
 func (in *inputRun) noteTrailerSize(s, end int64, u uint64) error {
 	var t [4]byte
 	if n, err := in.fs.rs.readAt(t[:], end-4); n < 4 {
@@ -716,9 +720,6 @@ func (in *inputRun) noteTrailerSize(s, end int64, u uint64) error {
 			err = io.ErrUnexpectedEOF
 		}
 		return err
-	}
-	if extra := binary.LittleEndian.Uint32(t[:]) - uint32(u); extra != 4 {
-		in.fs.trailer = &record.Problem{File: in.name, Offset: s, Msg: fmt.Sprintf("record not followed by CRLF CRLF (%d line-end bytes after it)", extra), Repaired: true}
 	}
 	return nil
 }

@@ -76,24 +76,36 @@ func (in *inputRun) readerOpts() []warc.Option {
 	return []warc.Option{warc.WithFilename(in.name), warc.WithPolicy(record.Warn), warc.WithProblemFunc(in.problem)}
 }
 
-// problem sorts reader problems: damage (truncation, skipped bytes, an
-// impossible length, anything the reader did not repair) stops the run
-// unless Lenient; a repair is a warning. lib/warc's reader under
-// record.Fail (waczpack index) stops at the same damage, so both commands
-// give the same verdict.
+// problem sorts reader problems. Every problem lib/warc's reader reports
+// is damage, repaired or not (a truncation, skipped bytes, an impossible
+// length, a record not followed by CRLF CRLF, a field the reader had to
+// rewrite): it stops the run unless Lenient, which goes on and counts it
+// (Stats.Damaged: the command exits 1 with the WACZ written). lib/warc's
+// reader under record.Fail (waczpack index) stops at the same problem with
+// the same message, so both commands give the same verdict (see
+// docs/damaged-input.md). The one exception is a gzip member holding more
+// than one record: it is compressed again, one member per record, which
+// loses nothing.
 func (in *inputRun) problem(p *record.Problem) {
 	if p.File == "" {
 		p.File = in.name
 	}
-	if strings.Contains(p.Msg, "member holds more than one record") {
+	if IsMultiRecordMember(p.Msg) {
 		return // handled: such members are compressed again
 	}
-	lossy := p.Skipped || !p.Repaired || strings.Contains(p.Msg, "truncated")
-	if lossy && !in.w.opts.Lenient {
+	if !in.w.opts.Lenient {
 		in.setFatal(p)
 		return
 	}
-	in.w.warn("warning: %v", p)
+	in.w.damaged(p)
+}
+
+// IsMultiRecordMember reports whether a problem message is lib/warc's "gzip
+// (or zstd) member holds more than one record": not damage (create compresses
+// such members again, one per record), though an index cannot address the
+// records after the first.
+func IsMultiRecordMember(msg string) bool {
+	return strings.Contains(msg, "member holds more than one record")
 }
 
 func (in *inputRun) setFatal(err error) {

@@ -93,7 +93,20 @@ func checkOne(name string, stdin io.Reader, w io.Writer, quiet, verbose bool) (i
 		}
 		r = f
 	}
-	opts := wacz.CheckOptions{Problem: func(p *record.Problem) { fmt.Fprintln(w, p.Error()) }}
+	// A gzip member holding more than one record is not damage (create
+	// compresses such members again, one per record, losing nothing):
+	// a warning, not a problem (docs/damaged-input.md).
+	warned := 0
+	opts := wacz.CheckOptions{Problem: func(p *record.Problem) {
+		if wacz.IsMultiRecordMember(p.Msg) {
+			warned++
+			if !quiet {
+				fmt.Fprintf(w, "warning: %s\n", p.Error())
+			}
+			return
+		}
+		fmt.Fprintln(w, p.Error())
+	}}
 	if verbose {
 		opts.Verbose = func(off int64, line string) { fmt.Fprintf(w, "%s: record at offset %d: %s\n", shown, off, line) }
 	}
@@ -109,6 +122,7 @@ func checkOne(name string, stdin io.Reader, w io.Writer, quiet, verbose bool) (i
 	} else {
 		st, err = wacz.CheckArchive(r, shown, opts)
 	}
+	st.Problems -= warned
 	if err != nil {
 		return st.Problems, err
 	}

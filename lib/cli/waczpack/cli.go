@@ -243,6 +243,9 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	}
 	if !c.Bool("q") {
 		opts.Warn = func(s string) { fmt.Fprintln(stderr, s) }
+		// --lenient: each problem of damaged input as waczpack index
+		// words it; the exit status is then 1 (docs/damaged-input.md)
+		opts.Damage = func(err error) { fmt.Fprintf(stderr, "waczpack: %v\n", err) }
 	}
 	signer, err := signerFromFlags(c, opts.Software, stderr)
 	if err != nil {
@@ -359,6 +362,13 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 		if verify {
 			fmt.Fprintln(stderr, vf.summary(out))
 		}
+	}
+	if s := w.Stats(); s.Damaged > 0 {
+		// --lenient went on past damage: the WACZ of the rest is written,
+		// each problem was reported, and the verdict is the one waczpack
+		// index gives the same input
+		return &cliutil.ExitError{Code: cliutil.ExitFail,
+			Msg: fmt.Sprintf("waczpack: %d problem(s) of damaged input (--lenient): the rest is written to %s", s.Damaged, out)}
 	}
 	return nil
 }
