@@ -151,13 +151,17 @@ func (r *RecordReader) entryRecord(e *Entry) (*record.Record, error) {
 	if m.StatusCode < 100 {
 		r.Stats.Internal++
 		return nil, r.cfg.problem(r.c.Path, e.Offset, false, true,
-			fmt.Sprintf("%s: HTTrack status %d %q (no HTTP response) not exported", e.URI(), m.StatusCode, m.StatusMessage))
+			fmt.Sprintf("%s: HTTrack status %d %q%s", e.URI(), m.StatusCode, m.StatusMessage, internalSuffix))
 	}
 	body, size, err := r.c.Body(e)
 	if err != nil {
 		r.Stats.Missing++
-		return nil, r.cfg.problem(r.c.Path, e.Offset, false, true,
-			fmt.Sprintf("%s: body file %q missing; entry not exported", e.URI(), m.Save))
+		file := r.c.Path
+		if e.Old {
+			file = r.c.OldPath
+		}
+		// worded as htcache check words it (MissingBodyMsg)
+		return nil, r.cfg.problem(file, e.Offset, false, true, MissingBodyMsg(e)+"; entry not exported")
 	}
 	r.cur = body
 	head := HTTPHead(m, size)
@@ -247,4 +251,23 @@ func baseRel(c *Cache) string {
 		return p[len(c.Root)+1:]
 	}
 	return p
+}
+
+// internalSuffix ends the problem RecordReader reports for an entry whose
+// status is one of HTTrack's own (no HTTP response): not damage.
+const internalSuffix = " (no HTTP response) not exported"
+
+// MissingBodyMsg is the problem of an entry whose external body (its
+// X-Save file) is missing, as htcache check and export word it.
+func MissingBodyMsg(e *Entry) string {
+	return fmt.Sprintf("body of %s: X-Save file %q is missing", e.URI(), e.Meta.Save)
+}
+
+// IsDamage reports whether a problem the readers report is damage of the
+// cache, which htcache check reports and which makes htcache export exit 1
+// (docs/damaged-input.md). The one problem that is not: an entry whose
+// status is one of HTTrack's own (a failed fetch, no HTTP response), which
+// RecordReader leaves out of the export and check does not report.
+func IsDamage(p *record.Problem) bool {
+	return !strings.HasSuffix(p.Msg, internalSuffix)
 }

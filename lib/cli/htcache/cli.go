@@ -76,12 +76,20 @@ func NewApp(stdout, stderr io.Writer) *cli.App {
 
 // open opens the cache named by the first argument with the common flags.
 func open(c *cli.Context, nargs int) (*htcache.Cache, error) {
+	return openWith(c, nargs, nil)
+}
+
+// openWith is open with onProblem, when not nil, receiving every problem
+// (-q included) unless --strict.
+func openWith(c *cli.Context, nargs int, onProblem record.ProblemFunc) (*htcache.Cache, error) {
 	if c.NArg() != nargs {
 		return nil, cliutil.Usagef("%s: want %d argument(s), got %d", c.Command.Name, nargs, c.NArg())
 	}
 	var opts []htcache.Option
 	if c.Bool("strict") {
 		opts = append(opts, htcache.WithPolicy(record.Fail))
+	} else if onProblem != nil {
+		opts = append(opts, htcache.WithProblemFunc(onProblem))
 	} else if c.Bool("quiet") {
 		opts = append(opts, htcache.WithPolicy(record.Ignore))
 	} else {
@@ -375,8 +383,7 @@ func cmdCheck(c *cli.Context) error {
 			if e.Old {
 				file = hc.OldPath
 			}
-			report((&record.Problem{File: file, Offset: e.Offset,
-				Msg: fmt.Sprintf("body of %s: X-Save file %q is missing", e.URI(), e.Meta.Save)}).Error())
+			report((&record.Problem{File: file, Offset: e.Offset, Msg: htcache.MissingBodyMsg(e)}).Error())
 		}
 	}
 	if n > 0 {

@@ -41,7 +41,19 @@ func cmdExport(c *cli.Context) error {
 	if err != nil {
 		return cliutil.Usagef("--spool-max: %v", err)
 	}
-	hc, err := open(c, 1)
+	// Each problem of the cache on one line of stderr (unless -q); damage
+	// (what htcache check reports) makes the exit status 1, the export of
+	// the rest still written (docs/damaged-input.md).
+	damaged := 0
+	quiet := c.Bool("quiet")
+	hc, err := openWith(c, 1, func(p *record.Problem) {
+		if htcache.IsDamage(p) {
+			damaged++
+		}
+		if !quiet {
+			fmt.Fprintf(c.App.ErrWriter, "htcache: %s\n", p.Error())
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -95,7 +107,6 @@ func cmdExport(c *cli.Context) error {
 		return err
 	}
 	s := hc.ScanSummary()
-	quiet := c.Bool("quiet")
 	if s.Recovered && !quiet {
 		fmt.Fprintf(c.App.ErrWriter, "htcache: %s: no central directory (interrupted crawl): recovered %d complete entries from local headers\n",
 			hc.Path, s.Entries)
@@ -104,6 +115,14 @@ func cmdExport(c *cli.Context) error {
 		st := rr.Stats
 		fmt.Fprintf(c.App.ErrWriter, "htcache: %d records (%d bytes of bodies); %d without stored body, %d truncated; skipped: %d missing files, %d HTTrack-internal errors\n",
 			st.Records, st.BodyBytes, st.NoBody, st.Truncated, st.Missing, st.Internal)
+	}
+	if damaged > 0 {
+		to := c.String("output")
+		if to == "" || to == "-" {
+			to = "standard output"
+		}
+		return &cliutil.ExitError{Code: cliutil.ExitFail,
+			Msg: fmt.Sprintf("htcache: %d problem(s) of damaged input: the rest is written to %s", damaged, to)}
 	}
 	return nil
 }
