@@ -63,11 +63,27 @@ func warcDate(a *zim.Archive, file string) time.Time {
 // follows them. Record IDs are derived from the ZIM UUID and the path, so
 // the output is reproducible. -o FILE writes atomically; --plain writes
 // without gzip.
+//
+// The archive is first checked as zimdump check checks it, except that the
+// clusters are decompressed by the conversion itself rather than twice
+// (docs/damaged-input.md): each problem is one line on stderr, "zimdump:
+// FILE: offset N: reason", the same problem at the same offset as zimdump
+// check prints it, and the exit status is 1. To standard output the
+// records of the entries that can be read are still written; -o FILE, which
+// is written whole or not at all, is then not written.
 func (e *env) warc() int {
 	a := e.a
+	damage := a.Check(zim.CheckOptions{Checksum: true})
+	for _, p := range damage {
+		fmt.Fprintf(e.stderr, "zimdump: %s: %s\n", e.p.file, oneLine(p.String()))
+	}
 	var out io.Writer = e.out
 	var af cliutil.Output
 	if o := e.p.opts["output"]; o != "" && o != "-" {
+		if len(damage) > 0 {
+			fmt.Fprintf(e.stderr, "zimdump: %s: %d problem(s) of a damaged archive (zimdump check): %s not written\n", e.p.file, len(damage), o)
+			return 1
+		}
 		var err error
 		if af, err = cliutil.CreateOutput(o); err != nil {
 			return e.fail(err)
@@ -193,6 +209,11 @@ func (e *env) warc() int {
 		if err := af.Commit(); err != nil {
 			return e.fail(err)
 		}
+	}
+	if len(damage) > 0 {
+		e.out.Flush()
+		fmt.Fprintf(e.stderr, "zimdump: %s: %d problem(s) of a damaged archive (zimdump check): the records of the entries that could be read are written\n", e.p.file, len(damage))
+		return 1
 	}
 	return 0
 }
