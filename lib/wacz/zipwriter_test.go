@@ -179,7 +179,7 @@ import hashlib, json, sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as z:
     bad = z.testzip()
     if bad is not None:
-        sys.exit("bad CRC: " + bad)
+        sys.exit("zipfile testzip: first bad entry: " + bad)
     for i in z.infolist():
         print(json.dumps([i.filename.encode("utf-8").hex(), i.compress_type, i.file_size, hashlib.sha256(z.read(i)).hexdigest()]))
 `
