@@ -55,6 +55,8 @@
 #   BENCH_QUICK=1  small inputs under $BENCH_DIR/quick
 #   BENCH_DIR      inputs (cached, deterministic) and outputs (default out/bench)
 #   BIN_DIR        arcport binaries (default bin, from `make build`)
+#   BENCH_DOC      the Markdown page each run updates with the sections it ran
+#                  (default docs/benchmarks.md; quick mode: $BENCH_DIR/benchmarks.md)
 #
 # Inputs are generated once and reused: scripts/arcgen (ARC.gz and WARC.gz),
 # scripts/gzsplit (the WARC.gz cut into small files at gzip members),
