@@ -108,10 +108,7 @@ func TestVersion(t *testing.T) {
 // TestCompletionBinary: `source <(waczpack completion bash)` in bash
 // completes the commands, as a user's shell would with the binary on PATH.
 func TestCompletionBinary(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		needPeer(t, "bash", "bash not on PATH")
-	}
+	bash := needCmd(t, "bash", "bash")
 	dir := filepath.Dir(bin(t, "waczpack"))
 	for _, tc := range []struct{ bin, words, want string }{
 		{"waczpack", `waczpack ""`, "create index validate check ls get lookup extract merge add completion"},
@@ -139,10 +136,7 @@ echo "${COMPREPLY[*]}"`
 // TestManPage: `man ./man/arc2warc.1` renders the page (man-db reads a
 // name with a slash as a file).
 func TestManPage(t *testing.T) {
-	man, err := exec.LookPath("man")
-	if err != nil {
-		needPeer(t, "man-db", "man not on PATH")
-	}
+	man := needCmd(t, "man", "man-db")
 	for _, b := range cliBinaries {
 		cmd := exec.Command(man, "./man/"+b+".1")
 		cmd.Dir = repoRoot()
