@@ -65,6 +65,7 @@ func TestCreateParallelInterrupted(t *testing.T) {
 		}{{"1MiB-read", 1 << 20}, {"8MiB-read", 8 << 20}, {"waiting-on-fifo", 0}} {
 			t.Run(fmt.Sprintf("%s/%s", sig, pt.name), func(t *testing.T) {
 				waczpack := bin(t, "waczpack")
+				t.Cleanup(func() { os.Remove(out) }) // a failed subtest leaves nothing to the next
 				fifo := filepath.Join(t.TempDir(), "slow.warc.gz")
 				if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 					t.Fatal(err)
