@@ -3,10 +3,15 @@ package zimdump
 import (
 	"bytes"
 	"io"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/arcport/arcport/lib/internal/compio"
 )
 
 // TestAppMatchesParser: App, which the man page and the completion
@@ -99,5 +104,39 @@ func TestCompletionCommand(t *testing.T) {
 	}
 	if rc := Run([]string{"completion"}, &out, &errb); rc != 2 {
 		t.Errorf("completion: %d", rc)
+	}
+}
+
+// TestAppDefaults: the defaults App shows (its flags' Values) are the
+// parsers' defaults: create parses the same with and without each one
+// given, and warc's --spool-max is compio.DefaultSpoolMax.
+func TestAppDefaults(t *testing.T) {
+	app := App(io.Discard)
+	base := []string{"-o", "x.zim", "in"}
+	def, err := parseCreate(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range app.Command("create").Flags {
+		sf, ok := f.(*cli.StringFlag)
+		if !ok || sf.Value == "" {
+			continue
+		}
+		n++
+		given, err := parseCreate(append([]string{"--" + sf.Name, sf.Value}, base...))
+		if err != nil || !reflect.DeepEqual(given, def) {
+			t.Errorf("create --%s %s: %+v %v, the default %+v", sf.Name, sf.Value, given, err, def)
+		}
+	}
+	if n < 3 {
+		t.Errorf("only %d create flags with a default", n)
+	}
+	for _, f := range app.Command("warc").Flags {
+		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == "spool-max" {
+			if v, err := compio.ParseSize(sf.Value); err != nil || v != compio.DefaultSpoolMax {
+				t.Errorf("warc --spool-max shows %s, the default is %d bytes", sf.Value, compio.DefaultSpoolMax)
+			}
+		}
 	}
 }
