@@ -15,9 +15,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/arcport/arcport/lib/internal/sysfile"
 	"github.com/arcport/arcport/lib/record"
 )
 
@@ -68,7 +68,7 @@ func (s AppendStats) Written() int64 { return s.NewSize - s.Kept }
 // the journal. A process killed at any point leaves either the new WACZ,
 // or the journal from which RecoverAppend (called by OpenAppend, and by
 // waczpack's readers) restores the old WACZ byte for byte. The WACZ is
-// flock'ed while an Appender has it open.
+// locked (sysfile.Lock) while an Appender has it open.
 type Appender struct {
 	w       *Writer
 	f       *os.File
@@ -115,9 +115,11 @@ func OpenAppend(path string, opts Options) (*Appender, error) {
 	return a, nil
 }
 
+// lockFile locks the WACZ f for this Appender (flock on Linux and the BSDs,
+// LockFileEx on Windows: sysfile.Lock).
 func lockFile(f *os.File, path string) error {
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := sysfile.Lock(f); err != nil {
+		if errors.Is(err, sysfile.ErrLocked) {
 			return fmt.Errorf("%s: another waczpack add is writing it", path)
 		}
 		return fmt.Errorf("%s: lock: %v", path, err)
@@ -341,13 +343,10 @@ type guard struct {
 }
 
 func guardOf(f *os.File, cut int64) (guard, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return guard{}, err
-	}
 	var g guard
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		g.ino = uint64(sys.Ino)
+	var err error
+	if g.ino, err = sysfile.FileID(f); err != nil {
+		return guard{}, err
 	}
 	from := max(cut-64<<10, 0)
 	h := sha256.New()
@@ -363,7 +362,9 @@ func guardOf(f *os.File, cut int64) (guard, error) {
 // the folder fsynced.
 func (a *Appender) writeJournal(size int64) error {
 	tmp := a.journal + ".tmp"
-	jf, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	// renamed, then maybe removed by a rollback, while open: on Windows
+	// that needs FILE_SHARE_DELETE (sysfile.OpenFile)
+	jf, err := sysfile.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
@@ -406,13 +407,10 @@ func (a *Appender) writeJournal(size int64) error {
 	return nil
 }
 
+// syncDir makes the names in the folder of path durable (a no-op on
+// Windows: sysfile.SyncDir).
 func syncDir(path string) error {
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return sysfile.SyncDir(filepath.Dir(path))
 }
 
 // overlayAt reads the old WACZ while it is being rewritten: bytes before
@@ -484,7 +482,7 @@ func RecoverAppend(path string) (bool, error) {
 // rollback restores the WACZ f from the journal jp and removes it. A
 // damaged journal is left as it is, and f untouched.
 func rollback(f *os.File, path, jp string) error {
-	jf, err := os.Open(jp)
+	jf, err := sysfile.OpenFile(jp, os.O_RDONLY, 0) // removed below while open
 	if err != nil {
 		return err
 	}

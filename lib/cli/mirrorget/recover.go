@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/arcport/arcport/lib/arc"
+	"github.com/arcport/arcport/lib/internal/sysfile"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/warc"
 )
@@ -128,12 +129,6 @@ func partName(output string) string {
 	return filepath.Join(filepath.Dir(output), "."+filepath.Base(output)+".part")
 }
 
-// syncDir makes the names in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
+// syncDir makes the names in dir durable (a no-op on Windows:
+// sysfile.SyncDir).
+func syncDir(dir string) error { return sysfile.SyncDir(dir) }

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/arcport/arcport/lib/arc"
@@ -20,6 +19,7 @@ import (
 	"github.com/arcport/arcport/lib/crawl"
 	"github.com/arcport/arcport/lib/frontier"
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/internal/sysfile"
 	"github.com/arcport/arcport/lib/internal/tailfile"
 	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/store"
@@ -199,11 +199,11 @@ func (r *rotator) recoverOpen(into recovered) error {
 			continue
 		}
 		p := filepath.Join(r.dir, n)
-		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		f, err := sysfile.OpenFile(p, os.O_RDWR, 0) // renamed below while open
 		if err != nil {
 			return err
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err := sysfile.Lock(f); err != nil {
 			f.Close()
 			continue // a live worker's
 		}
@@ -246,7 +246,8 @@ func (r *rotator) open() error {
 	}
 	for {
 		r.name = r.join(fmt.Sprintf("%s-%s-%05d-%s%s", r.prefix, ts, r.serial, r.worker, r.ext()))
-		f, err := os.OpenFile(r.name+".open", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		// renamed by closeFile while open: FILE_SHARE_DELETE on Windows
+		f, err := sysfile.OpenFile(r.name+".open", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, os.ErrExist) {
 			r.serial++
 			continue
@@ -254,7 +255,7 @@ func (r *rotator) open() error {
 		if err != nil {
 			return err
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err := sysfile.Lock(f); err != nil {
 			f.Close()
 			return err
 		}

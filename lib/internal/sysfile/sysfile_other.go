@@ -1,0 +1,17 @@
+//go:build !unix && !windows
+
+package sysfile
+
+import "os"
+
+// OpenFile is os.OpenFile.
+func OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(name, flag, perm)
+}
+
+// SyncDir does nothing: these systems (Plan 9, WebAssembly) have no way
+// to flush a folder.
+func SyncDir(dir string) error { return nil }
+
+// FileID returns 0: these systems do not name a file apart from its path.
+func FileID(f *os.File) (uint64, error) { return 0, nil }
