@@ -38,7 +38,7 @@ func FuzzNamer(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if err := checkRelPath(p); err != nil {
+			if err := checkRelPath(p, "windows"); err != nil {
 				t.Fatalf("%q: %v", u, err)
 			}
 			if len(p) > maxPath+24 {
@@ -56,8 +56,7 @@ func FuzzNamer(f *testing.F) {
 						t.Fatalf("%q: control character in %q", u, p)
 					}
 				}
-				base, _, _ := strings.Cut(s, ".")
-				if reservedNames[strings.ToLower(base)] {
+				if windowsReserved(s) || !WindowsSafe(s) {
 					t.Fatalf("%q: reserved name %q", u, s)
 				}
 			}

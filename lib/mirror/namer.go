@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -183,13 +184,14 @@ func (n *Namer) Alias(from, to string) error {
 // mapping) so that an update keeps its names. It fails with ErrConflict
 // when the URL has another path or the path (case-insensitively) belongs to
 // another URL or is a directory, and with an error for an unsafe path
-// (absolute, with "..", empty segments or backslashes).
+// (absolute, with "..", empty segments or backslashes; on Windows also a
+// segment that is not WindowsSafe).
 func (n *Namer) Seed(rawURL, localPath string) error {
 	key, err := URLKey(rawURL)
 	if err != nil {
 		return err
 	}
-	if err := checkRelPath(localPath); err != nil {
+	if err := checkRelPath(localPath, runtime.GOOS); err != nil {
 		return err
 	}
 	n.mu.Lock()
@@ -249,13 +251,20 @@ func (n *Namer) Len() int {
 	return len(n.byURL)
 }
 
-func checkRelPath(p string) error {
+// checkRelPath refuses a local path that could leave the mirror (absolute,
+// "..", empty segments, backslashes, NUL) and, when goos is "windows", one
+// with a segment Windows cannot create (WindowsSafe): a mirror made on
+// another system and continued on Windows renames those URLs.
+func checkRelPath(p, goos string) error {
 	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, `\`) || strings.ContainsRune(p, 0) {
 		return fmt.Errorf("mirror: unsafe local path %q", p)
 	}
 	for _, s := range strings.Split(p, "/") {
 		if s == "" || s == "." || s == ".." {
 			return fmt.Errorf("mirror: unsafe local path %q", p)
+		}
+		if goos == "windows" && !WindowsSafe(s) {
+			return fmt.Errorf("mirror: local path %q is not a valid Windows name", p)
 		}
 	}
 	return nil
@@ -335,17 +344,68 @@ func decodeSegment(s string) string {
 	return strings.NewReplacer("/", "_", `\`, "_").Replace(d)
 }
 
-// reservedNames are DOS device names that Windows refuses as file or
-// directory names, with or without extension.
-var reservedNames = map[string]bool{
-	"con": true, "prn": true, "aux": true, "nul": true, "clock$": true,
-	"com1": true, "com2": true, "com3": true, "com4": true, "com5": true, "com6": true, "com7": true, "com8": true, "com9": true,
-	"lpt1": true, "lpt2": true, "lpt3": true, "lpt4": true, "lpt5": true, "lpt6": true, "lpt7": true, "lpt8": true, "lpt9": true,
+// reservedBase reports whether base (a name without its extension, any
+// case) is a DOS device name that Windows opens as a device instead of a
+// file: CON, PRN, AUX, NUL, CLOCK$, CONIN$, CONOUT$, COM0-COM9, LPT0-LPT9
+// and COM/LPT with a superscript 1, 2 or 3 (as Windows and Go's
+// filepath.IsLocal count them).
+func reservedBase(base string) bool {
+	switch strings.ToUpper(base) {
+	case "CON", "PRN", "AUX", "NUL", "CLOCK$", "CONIN$", "CONOUT$":
+		return true
+	}
+	if len(base) < 4 {
+		return false
+	}
+	switch strings.ToUpper(base[:3]) {
+	case "COM", "LPT":
+		switch d := base[3:]; d {
+		case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "\u00b9", "\u00b2", "\u00b3":
+			return true
+		}
+	}
+	return false
+}
+
+// windowsReserved reports whether the path segment s names a DOS device
+// on Windows: its part before the first dot (or colon), trailing spaces
+// dropped as Windows drops them, is a reserved base name ("nul",
+// "CON.txt", "aux .html", "com1.tar.gz"). Windows 11 accepts some of these
+// with an extension; older versions do not, so all are avoided.
+func windowsReserved(s string) bool {
+	base := s
+	if i := strings.IndexAny(base, ".:"); i >= 0 {
+		base = base[:i]
+	}
+	return reservedBase(strings.TrimRight(base, " "))
+}
+
+// WindowsSafe reports whether the path segment s (a file or folder name,
+// no separator) can be created as it is on Windows: not empty, no control
+// character, none of \ / : * ? " < > |, no trailing dot or space, not a
+// DOS device name (windowsReserved), valid UTF-8. Every segment a Namer
+// assigns is WindowsSafe.
+func WindowsSafe(s string) bool {
+	if s == "" || s == "." || s == ".." || !utf8.ValidString(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 32 || c == 127 || strings.IndexByte(`\/:*?"<>|`, c) >= 0 {
+			return false
+		}
+	}
+	if last := s[len(s)-1]; last == '.' || last == ' ' {
+		return false
+	}
+	return !windowsReserved(s)
 }
 
 // sanitize makes one path segment safe on Windows and Unix: control
 // characters and \ : * ? " < > | ~ become '_' (HTTrack's set), trailing dots
-// and spaces go, reserved DOS names get a '_', the length is capped.
+// and spaces go, a reserved DOS name gets a '_' after its base name
+// ("con.txt" -> "con_.txt", "aux .html" -> "aux_.html"), the length is
+// capped.
 func (n *Namer) sanitize(s string) string {
 	b := []byte(s)
 	for i, c := range b {
@@ -363,8 +423,9 @@ func (n *Namer) sanitize(s string) string {
 	if s == "" {
 		s = "_"
 	}
-	if base, rest, hasDot := strings.Cut(s, "."); reservedNames[strings.ToLower(base)] {
-		s = base + "_"
+	if windowsReserved(s) {
+		base, rest, hasDot := strings.Cut(s, ".")
+		s = strings.TrimRight(base, " ") + "_"
 		if hasDot {
 			s += "." + rest
 		}
