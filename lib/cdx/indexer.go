@@ -58,6 +58,11 @@ func WithARCDigests(on bool) Option { return func(ix *Indexer) { ix.arcDigests =
 // is written for replay. Off by default (warcio.js's lines).
 func WithReplayableRevisits(on bool) Option { return func(ix *Indexer) { ix.replayRevisits = on } }
 
+// WithFullDigest sets whether the digest field holds WARC-Payload-Digest
+// whole ("sha1:B32...", as cdxj-indexer writes it) rather than the part
+// after "algorithm:" (warcio.js). Off by default.
+func WithFullDigest(on bool) Option { return func(ix *Indexer) { ix.fullDigest = on } }
+
 // Indexer turns a stream of records into CDX entries, in the order and
 // with the content that warcio.js `cdx-index` (CDXIndexer) gives:
 //
@@ -88,6 +93,7 @@ type Indexer struct {
 	arcDigests bool
 	// replayRevisits: see WithReplayableRevisits
 	replayRevisits bool
+	fullDigest     bool // see WithFullDigest
 	plain          bool
 
 	last    *recInfo
@@ -513,7 +519,9 @@ func (ix *Indexer) emit(ri, req *recInfo) {
 		}
 		e.Fields = append(e.Fields, Field{Name: FieldStatus, Value: st})
 	}
-	if ri.hasDigest {
+	if ri.hasDigest && ix.fullDigest {
+		e.Fields = append(e.Fields, Field{Name: FieldDigest, Value: ri.digest})
+	} else if ri.hasDigest {
 		if parts := strings.SplitN(ri.digest, ":", 3); len(parts) >= 2 {
 			e.Fields = append(e.Fields, Field{Name: FieldDigest, Value: parts[1]})
 		}

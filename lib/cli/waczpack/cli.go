@@ -136,6 +136,9 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				ArgsUsage: "FILE ...",
 				Flags:     indexFlags(),
 				Action: func(c *cli.Context) error {
+					if err := checkCdxjIndexer(c); err != nil {
+						return err
+					}
 					if c.Bool("sort") || c.String("zipnum") != "" || c.IsSet("shard") || c.IsSet("shards") || c.Bool("finish") {
 						return indexCollection(c, stdin, stdout)
 					}
@@ -626,6 +629,12 @@ func index(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
 	}
 	var line []byte
 	for _, name := range files {
+		if c.Bool(cdxjIndexerFlag.Name) {
+			if err := indexFileCdxjIndexer(name, stdin, func(l []byte) error { _, err := bw.Write(l); return err }); err != nil {
+				return err
+			}
+			continue
+		}
 		err := indexFile(name, stdin, func(e *cdx.Entry) error {
 			if cdx11 {
 				line = e.AppendCDX11(line[:0])

@@ -35,6 +35,7 @@ func indexFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "finish", Usage: "join the parts written by --shard K tasks into cluster.idx and cluster.loc"},
 		&cli.IntFlag{Name: "block-lines", Value: cdx.DefaultClusterBlockLines, Usage: "CDXJ lines per gzip block of the cluster"},
 		&cli.StringFlag{Name: "tmpdir", Usage: "directory for temporary files (default: the system's)"},
+		cdxjIndexerFlag,
 	}
 }
 

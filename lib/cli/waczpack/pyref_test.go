@@ -498,6 +498,61 @@ func TestIndexAgainstWarcio(t *testing.T) {
 	}
 }
 
+// TestIndexCdxjIndexerFlag: `waczpack index --cdxj-indexer` prints, byte
+// for byte, what cdxj-indexer 1.5.0 -p prints, on every fixture waczpack
+// indexes (ARC, plain and gzip WARC, stdin); it refuses to combine with
+// --sort, --zipnum and --cdx11.
+func TestIndexCdxjIndexerFlag(t *testing.T) {
+	indexer := peertest.NeedPy(t, "cdxj-indexer")
+	same, lines := 0, 0
+	for _, fx := range pyFixtures(t) {
+		if _, _, code := run(t, nil, "index", fx.path); code != 0 {
+			continue // refused: TestIndexAgainstCdxjIndexer lists why
+		}
+		ours, se, code := run(t, nil, "index", "--cdxj-indexer", fx.path)
+		if code != 0 {
+			t.Errorf("%s: index --cdxj-indexer: exit %d: %s", fx.name, code, se)
+			continue
+		}
+		theirs, tse, ok := runIn(t, filepath.Dir(fx.path), indexer, "-p", filepath.Base(fx.path))
+		if !ok {
+			t.Fatalf("%s: cdxj-indexer: %s", fx.name, lastLines(tse, 2))
+		}
+		if ours != theirs {
+			ol, tl := strings.Split(ours, "\n"), strings.Split(theirs, "\n")
+			for i := range min(len(ol), len(tl)) {
+				if ol[i] != tl[i] {
+					t.Errorf("%s: line %d:\n waczpack:     %.400s\n cdxj-indexer: %.400s", fx.name, i+1, ol[i], tl[i])
+					break
+				}
+			}
+			if len(ol) != len(tl) {
+				t.Errorf("%s: %d lines, cdxj-indexer %d", fx.name, len(ol)-1, len(tl)-1)
+			}
+			continue
+		}
+		same++
+		lines += strings.Count(ours, "\n")
+	}
+	// from a pipe (cdxj-indexer reads files only): its lines for the file,
+	// with the input named "-"
+	arcPath := samples.Path("example.arc")
+	theirs, _, _ := runIn(t, filepath.Dir(arcPath), indexer, "-p", filepath.Base(arcPath))
+	ours, se, code := run(t, mustRead(t, "example.arc"), "index", "--cdxj-indexer", "-")
+	if want := strings.Replace(theirs, `"filename": "example.arc"`, `"filename": "-"`, 1); code != 0 || ours != want {
+		t.Errorf("plain ARC from stdin: exit %d %s\n%q\nwant %q", code, se, ours, want)
+	}
+	for _, f := range []string{"--sort", "--cdx11", "--zipnum=" + t.TempDir()} {
+		if _, se, code := run(t, nil, "index", "--cdxj-indexer", f, samples.Path("example.warc.gz")); code != 2 || !strings.Contains(se, "does not combine") {
+			t.Errorf("index --cdxj-indexer %s: exit %d %q, want 2", f, code, se)
+		}
+	}
+	t.Logf("%d files, %d lines: byte for byte the same", same, lines)
+	if same < 30 {
+		t.Errorf("only %d files compared", same)
+	}
+}
+
 // checkResult is a checker's verdict on a file and the digest mismatches
 // it reports, as "OFFSET block|payload VALUE" (VALUE: the header's digest).
 type checkResult struct {
