@@ -1078,6 +1078,8 @@ func cdxJSON(t *testing.T, b []byte) []map[string]string {
 //     every index line is found by an exact CDX query for its URL at its
 //     time-stamp, but where pywb canonicalises the URL otherwise (Python
 //     surt strips a path's trailing slash: see docs/reference-tools.md);
+//   - a cluster of `waczpack index --cdxj-indexer` lines: every line is
+//     found, that one too;
 //   - a page replayed from each (id_ mode, the payload as archived, content
 //     coding undone) is the body `waczpack get` prints.
 func TestPywbReadsOurs(t *testing.T) {
@@ -1112,8 +1114,22 @@ func TestPywbReadsOurs(t *testing.T) {
 			t.Fatalf("wb-manager %s: %s%s", strings.Join(args, " "), out, se)
 		}
 	}
+	// a cluster of --cdxj-indexer lines (Python surt keys), sorted in byte order
+	pyLines, se, code := run(t, nil, append([]string{"index", "--cdxj-indexer"}, inputs...)...)
+	if code != 0 {
+		t.Fatalf("waczpack index --cdxj-indexer: %s", se)
+	}
+	sorted := strings.Split(strings.TrimSpace(pyLines), "\n")
+	sort.Strings(sorted)
+	runFile := filepath.Join(dir, "py.cdxj")
+	os.WriteFile(runFile, []byte(strings.Join(sorted, "\n")+"\n"), 0o644)
+	pyCluster := filepath.Join(dir, "pycluster")
+	if _, se, code := run(t, nil, "index", "--zipnum", pyCluster+"/", "--block-lines", "20", runFile); code != 0 {
+		t.Fatalf("waczpack index --zipnum of the --cdxj-indexer lines: %s", se)
+	}
 	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(fmt.Sprintf(
-		"collections:\n  zn:\n    index_paths: %s\n    archive_paths: %s/\n", filepath.Join(cluster, "cluster.idx"), warcs)), 0o644)
+		"collections:\n  zn:\n    index_paths: %s\n    archive_paths: %s/\n  znpy:\n    index_paths: %s\n    archive_paths: %s/\n",
+		filepath.Join(cluster, "cluster.idx"), warcs, filepath.Join(pyCluster, "cluster.idx"), warcs)), 0o644)
 	base := startWayback(t, wayback, dir)
 
 	t.Run("zipnum-cdx-api", func(t *testing.T) {
@@ -1177,6 +1193,26 @@ func TestPywbReadsOurs(t *testing.T) {
 			t.Errorf("lines pywb's CDX API does not find: %q, want %q", missed, want)
 		}
 		t.Logf("%d of %d GET lines found by pywb at their time-stamp; not found: %q (pywb looks for the key without the trailing slash)", found, found+len(missed), missed)
+	})
+
+	t.Run("cdxj-indexer-cluster", func(t *testing.T) {
+		// every GET line, the trailing-slash one too, is found under the
+		// key pywb computes
+		n := 0
+		for _, l := range sorted {
+			cl := parseCDXJLine(t, l)
+			if cl.get("method") != "" {
+				continue
+			}
+			v := url.Values{"url": {cl.get("url")}, "output": {"json"}, "closest": {cl.ts}, "sort": {"closest"}, "limit": {"1"}}
+			got := cdxJSON(t, httpGet(t, base+"/znpy/cdx?"+v.Encode()))
+			if len(got) != 1 || got[0]["urlkey"] != cl.key || got[0]["timestamp"] != cl.ts || got[0]["offset"] != cl.get("offset") {
+				t.Errorf("%s %s: pywb answers %v", cl.key, cl.ts, got)
+				continue
+			}
+			n++
+		}
+		t.Logf("%d GET lines of a cluster of --cdxj-indexer lines: all found by pywb at their time-stamp", n)
 	})
 
 	t.Run("replay", func(t *testing.T) {
