@@ -80,7 +80,6 @@ var peerAllowed = []struct {
 	// Optional peer checks found by this scan outside the ten tests of
 	// issue 31, in files that change owned elsewhere: listed in its closing
 	// note to be made strict; remove each line when its check is.
-	{"lib/internal/compio/writer_test.go", "lookpath", 1, "known: `gzip -dc` comparison silently optional (to be made peertest.Need)"},
 	{"e2e/hostile/known_test.go", "lookpath", 1, "known: openzim comparison silently optional (to be made peertest.OpenzimZimdump)"},
 	{"e2e/hostile/zimgen_test.go", "lookpath", 2, "known: openzim zimdump and zimcheck comparisons silently optional"},
 	{"e2e/hostile/zimgen_test.go", "logged-not-missing", 1, "known: as above, logged instead of Missing"},
