@@ -221,10 +221,7 @@ func checkSample(t *testing.T, a *Archive, es []wentry) {
 // and finds pages by title through its suggestion API.
 func TestWriterPeers(t *testing.T) {
 	zimcheck := peertest.Need(t, "zimcheck", "zim-tools")
-	zimdump := "/usr/bin/zimdump"
-	if _, err := os.Stat(zimdump); err != nil {
-		peertest.Missing(t, "zim-tools", "/usr/bin/zimdump")
-	}
+	zimdump := peertest.OpenzimZimdump(t) // by its package path, --version naming openzim
 	if err := exec.Command("/usr/bin/python3", "-c", "import libzim").Run(); err != nil {
 		peertest.Missing(t, "python3-libzim", "import libzim with /usr/bin/python3")
 	}

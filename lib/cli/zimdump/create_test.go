@@ -288,10 +288,7 @@ func TestCreateFromMirror(t *testing.T) {
 		}
 		a.Close()
 		// openzim's zimdump lists what ours lists
-		oz := "/usr/bin/zimdump"
-		if _, err := os.Stat(oz); err != nil {
-			peertest.Missing(t, "zim-tools", oz)
-		}
+		oz := peertest.OpenzimZimdump(t) // by its package path, --version naming openzim
 		theirs, err := exec.Command(oz, "list", "--details", out).Output()
 		if err != nil {
 			t.Fatal(err)
