@@ -75,8 +75,6 @@ var peerAllowed = []struct {
 		"needCmd/needPeer and warcioCLI: e2e's copy of peertest (e2e cannot import lib/internal); they end the test with needPeer, which fails under CI"},
 	{"lib/links/encode_test.go", "lookpath", 2,
 		"chromium is chromium or chromium-browser depending on the distribution; when neither is there the test ends with peertest.Missing"},
-	{"e2e/mirrorget_test.go", "logged-not-missing", 1,
-		"dead branch: warcioCLI never returns \"\" (it ends the test with needPeer)"},
 	// Optional peer checks found by this scan outside the ten tests of
 	// issue 31, in files that change owned elsewhere: listed in its closing
 	// note to be made strict; remove each line when its check is.
