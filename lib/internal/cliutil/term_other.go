@@ -1,11 +1,7 @@
-//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+//go:build !(unix || windows)
 
 package cliutil
 
-import "os"
-
-func isTerminal(fd uintptr) bool {
-	f := os.NewFile(fd, "")
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports false on systems with no terminal ioctl (Plan 9,
+// WebAssembly): no progress display there.
+func isTerminal(fd uintptr) bool { return false }
