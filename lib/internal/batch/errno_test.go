@@ -1,0 +1,5 @@
+package batch
+
+import "syscall"
+
+func errNoSpace() error { return syscall.ENOSPC }
