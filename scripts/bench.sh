@@ -20,6 +20,13 @@
 #              waczpack index  vs waczpack create                     <= 1.0
 #              waczpack check  vs waczpack index (digests recomputed)  <= 1.5
 #              waczpack check  vs `zcat in.warc.gz > /dev/null`       (informative)
+#   pyref      the Python reference tools (make peers: scripts/venv, venv-zim),
+#              each target <= 0.1 (arcport at most a tenth of the peer's time):
+#              waczpack index --cdxj-indexer vs cdxj-indexer -p (identical lines)
+#              waczpack index vs warcio index -f (its JSON lines)
+#              waczpack create vs py-wacz wacz create -d
+#              waczpack check vs warcio check
+#              zimdump create vs warc2zim (a smaller WARC: PYZIM_RECORDS)
 #   zimdump    zimdump list --details vs openzim zimdump              <= 0.5
 #              zimdump dump           vs openzim zimdump, on tmpfs    <= 0.5
 #              and on a fresh ext4 per run (root) or in BENCH_DIR     <= 0.5
@@ -96,7 +103,7 @@ R=$BENCH_DIR/run   # outputs of this run
 WARCIO=scripts/npm/node_modules/.bin/warcio
 JSWACZ=scripts/npm/node_modules/.bin/js-wacz
 OPENZIM=/usr/bin/zimdump
-SECTIONS=(arc2warc waczpack zimdump zimwrite mirrorget htcache storage workers)
+SECTIONS=(arc2warc waczpack pyref zimdump zimwrite mirrorget htcache storage workers)
 
 mkdir -p "$IN" "$R"
 ROWS=$R/rows.tsv CMDS=$R/commands.txt NOTES=$R/notes.txt
@@ -378,6 +385,45 @@ bench_waczpack() {
   add_row "waczpack check vs zcat > /dev/null" "$input" \
     wacz-check "$check" wacz-zcat "$zc" - yes \
     "context: zcat inflates every member on one core, the inflate alone in check; check runs shared with the row above"
+}
+
+# pyref: the Python reference tools on the waczpack section's WARC.gz (and
+# warc2zim on a smaller one: it takes about 30 ms a record), all runs of a
+# row interleaved. See docs/reference-tools.md for what is compared.
+bench_pyref() {
+  need_bin waczpack zimdump || return 1
+  local py=scripts/venv/bin zpy=scripts/venv-zim/bin
+  [ -x $py/cdxj-indexer ] && [ -x $py/warcio ] && [ -x $py/wacz ] || { log "$py missing: run make peers"; return 1; }
+  local in zin n=$((QUICK ? WARC_RECORDS : 2000))
+  in=$(gen_arc warc "$WARC_RECORDS")
+  zin=$(gen_arc warc "$n")
+  local fields=offset,length,warc-type,warc-target-uri,warc-date,http:status,warc-payload-digest
+  local oi="$B/waczpack index --cdxj-indexer $in > /dev/null" pi="$py/cdxj-indexer -p $in > /dev/null"
+  local ow="$B/waczpack index $in > /dev/null" pw="$py/warcio index -f $fields $in > /dev/null"
+  local oc="$B/waczpack create -q -o $R/pyref-ours.wacz $in" pc="$py/wacz create -d -o $R/pyref-py.wacz $in > /dev/null"
+  local ok="$B/waczpack check -q $in" pk="$py/warcio check $in"
+  bench_set py-index "$oi" cdxj-indexer "$pi" py-windex "$ow" warcio-index "$pw" \
+    py-create "$oc" py-wacz "$pc" py-check "$ok" warcio-check "$pk"
+  local input="WARC.gz $(mib "$(stat -c %s "$in")") MiB, $WARC_RECORDS rec" same=yes valid=ok pages
+  cmp -s <("$B/waczpack" index --cdxj-indexer "$in") <($py/cdxj-indexer -p "$in") || same=no
+  "$B/waczpack" validate "$R/pyref-py.wacz" >"$R/validate-py.txt" 2>&1 || valid="refused: $(head -1 "$R/validate-py.txt") (py-wacz writes no pages.jsonl when it keeps no page)"
+  pages="arcport $(unzip -p "$R/pyref-ours.wacz" pages/pages.jsonl | tail -n +2 | wc -l), py-wacz $(unzip -p "$R/pyref-py.wacz" pages/pages.jsonl 2>/dev/null | tail -n +2 | wc -l)"
+  add_row "waczpack index --cdxj-indexer vs cdxj-indexer -p" "$input" py-index "$oi" cdxj-indexer "$pi" 0.1 "$same" \
+    "cdxj-indexer $($py/python -c 'import importlib.metadata as m; print(m.version("cdxj-indexer"))'); lines byte-identical: $same"
+  add_row "waczpack index vs warcio index" "$input" py-windex "$ow" warcio-index "$pw" 0.1 yes \
+    "warcio $($py/warcio --version 2>&1 | tail -1) index -f $fields: JSON lines of header fields, one per record (not CDXJ); runs shared with the row above"
+  add_row "waczpack create vs wacz create -d" "$input" py-create "$oc" py-wacz "$pc" 0.1 yes \
+    "py-wacz $($py/python -c 'import importlib.metadata as m; print(m.version("wacz"))') with page detection; waczpack validate on its WACZ: $valid; pages: $pages"
+  add_row "waczpack check vs warcio check" "$input" py-check "$ok" warcio-check "$pk" 0.1 yes \
+    "warcio check recomputes the WARC block and payload digests, as waczpack check (which also checks the structure); runs shared with the rows above"
+  if [ -x $zpy/warc2zim ]; then
+    local oz="$B/zimdump create -q -o $R/pyref-ours.zim $zin" pz="rm -f $R/pyref-w2z.zim; $zpy/warc2zim --name bench --output $R --zim-file pyref-w2z.zim $zin > /dev/null"
+    bench_pair py-zim "$oz" warc2zim "$pz"
+    add_row "zimdump create vs warc2zim" "WARC.gz $(mib "$(stat -c %s "$zin")") MiB, $n rec" py-zim "$oz" warc2zim "$pz" 0.1 yes \
+      "warc2zim $($zpy/warc2zim --version 2>&1 | tail -1) (its ZIM also carries the wombat replay scripts); entries: arcport $("$OPENZIM" info "$R/pyref-ours.zim" 2>/dev/null | sed -n 's/^count-entries: //p'), warc2zim $("$OPENZIM" info "$R/pyref-w2z.zim" 2>/dev/null | sed -n 's/^count-entries: //p')"
+  else
+    log "$zpy/warc2zim missing (make peers): no warc2zim row"
+  fi
 }
 
 # gen_split N: folder of N small WARC.gz files cut at gzip member
