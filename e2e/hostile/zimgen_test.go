@@ -3,8 +3,10 @@ package hostile
 import (
 	"crypto/md5"
 	"encoding/binary"
+	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -185,8 +187,8 @@ func (s zimSpec) build() []byte {
 }
 
 // TestZimBuilder: an archive from the builder passes zimdump check and
-// lists its entries, as openzim's zimdump lists them when installed (the
-// hostile archives are only worth what the builder is).
+// lists its entries, as openzim's zimdump lists them, and passes zimcheck
+// (the hostile archives are only worth what the builder is).
 func TestZimBuilder(t *testing.T) {
 	zd := bin(t, "zimdump")
 	z := zimSpec{
@@ -208,21 +210,70 @@ func TestZimBuilder(t *testing.T) {
 	if string(res.out) != want {
 		t.Errorf("list: %q, want %q", res.out, want)
 	}
-	if peer, err := exec.LookPath("/usr/bin/zimdump"); err == nil {
-		out, err := exec.Command(peer, "list", p).Output()
-		if err != nil || string(out) != want {
-			t.Errorf("openzim zimdump list: %q, %v; want %q", out, err, want)
-		}
-		out, _ = exec.Command(peer, "show", "--url=data.txt", p).Output()
-		if string(out) != "some text" {
-			t.Errorf("openzim zimdump show: %q", out)
-		}
-	} else {
-		t.Log("openzim zimdump not installed: builder checked against arcport's zimdump only")
+	// openzim's tools, which the builder's archives are worth only as much
+	// as they read (needPeer: skip locally, fail under CI)
+	peer := openzimZimdump(t)
+	out, err := exec.Command(peer, "list", p).Output()
+	if err != nil || string(out) != want {
+		t.Errorf("openzim zimdump list: %q, %v; want %q", out, err, want)
 	}
-	if peer, err := exec.LookPath("zimcheck"); err == nil {
-		if out, err := exec.Command(peer, "-C", "-I", p).CombinedOutput(); err != nil {
-			t.Errorf("zimcheck -C -I: %v\n%s", err, out)
-		}
+	out, err = exec.Command(peer, "show", "--url=data.txt", p).Output()
+	if err != nil || string(out) != "some text" {
+		t.Errorf("openzim zimdump show: %q, %v", out, err)
 	}
+	zimcheck := needCmd(t, "zimcheck", "zim-tools")
+	if out, err := exec.Command(zimcheck, "-C", "-I", p).CombinedOutput(); err != nil {
+		t.Errorf("zimcheck -C -I: %v\n%s", err, out)
+	}
+}
+
+// needPeer ends t because peer (a package name, as `make peers` installs
+// it) is missing: under CI (CI=true, 1, yes...) the test fails, elsewhere
+// it skips with "missing peer PEER: WHY", which make test's summary
+// collects. The rule of lib/internal/peertest.Missing, which e2e cannot
+// import (as e2e's needPeer).
+func needPeer(t testing.TB, peer, why string) {
+	t.Helper()
+	if ci := strings.ToLower(os.Getenv("CI")); ci != "" && ci != "0" && ci != "false" {
+		t.Fatalf("missing peer %s: %s (CI=true: every peer must be installed; run make peers)", peer, why)
+	}
+	t.Skipf("missing peer %s: %s (make peers installs it)", peer, why)
+}
+
+// needCmd returns the path of command cmd on PATH, or ends t with
+// needPeer (peertest.Need).
+func needCmd(t testing.TB, cmd, peer string) string {
+	t.Helper()
+	p, err := exec.LookPath(cmd)
+	if err != nil {
+		needPeer(t, peer, cmd+" not on PATH")
+	}
+	return p
+}
+
+// openzimZimdump returns openzim's zimdump, called by its package path
+// ($ARCPORT_OPENZIM_ZIMDUMP, else /usr/bin/zimdump) and never looked up on
+// PATH, where arcport's own may come first; its --version must name
+// zim-tools and libzim, and not arcport. Otherwise t ends with needPeer.
+// (peertest.OpenzimZimdump, which e2e cannot import.)
+func openzimZimdump(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("ARCPORT_OPENZIM_ZIMDUMP")
+	if p == "" {
+		p = "/usr/bin/zimdump"
+	}
+	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+		needPeer(t, "zim-tools", p+" not installed")
+	}
+	out, err := exec.Command(p, "--version").CombinedOutput()
+	v := string(out)
+	var tools, lib bool
+	for _, l := range strings.Split(v, "\n") {
+		tools = tools || strings.HasPrefix(l, "zim-tools ")
+		lib = lib || strings.HasPrefix(l, "libzim ")
+	}
+	if err != nil || !tools || !lib || strings.Contains(v, "arcport") {
+		needPeer(t, "zim-tools", p+" is not openzim's zimdump: --version printed "+strings.TrimSpace(v))
+	}
+	return p
 }
