@@ -106,7 +106,7 @@ func TestExitCodes(t *testing.T) {
 func TestExitCodesOnSignal(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cache := filepath.Join(repoRoot(), "testdata/htcache/garden")

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -54,7 +53,7 @@ func (s *started) midRun(t *testing.T, ic interruptCase, c *caseDir) string {
 }
 
 // resume continues a command midRun stopped.
-func (s *started) resume() { syscall.Kill(s.cmd.Process.Pid, syscall.SIGCONT) }
+func (s *started) resume() { cont(s.cmd.Process.Pid) }
 
 // procRead is how many bytes process pid has read (rchar in /proc/PID/io:
 // read and pread alike), -1 when it cannot be read.
@@ -96,7 +95,7 @@ func procGone(pid int) bool {
 // fails t when the process exited first.
 func procStop(t *testing.T, pid int) {
 	t.Helper()
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+	if err := stop(pid); err != nil {
 		t.Fatalf("SIGSTOP: %v", err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {

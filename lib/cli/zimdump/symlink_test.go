@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -151,7 +150,7 @@ func TestDumpRefusesSymlinksManyFolders(t *testing.T) {
 // opened, and openzim's fallback writes it into _exceptions/.
 func TestDumpPlantedFIFO(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "main.html"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(dir, "main.html"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan result, 1)

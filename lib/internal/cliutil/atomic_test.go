@@ -27,7 +27,7 @@ func init() {
 	case "signal-then-commit":
 		// The signal arrives just before the output is committed, as when
 		// Ctrl-C on a pipeline ends the input at the same moment.
-		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		raise(syscall.SIGINT)
 		if err := f.Commit(); err != nil {
 			os.Exit(4)
 		}

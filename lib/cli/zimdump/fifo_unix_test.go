@@ -1,0 +1,8 @@
+//go:build unix
+
+package zimdump
+
+import "syscall"
+
+// mkfifo makes a named pipe at p.
+func mkfifo(p string, mode uint32) error { return syscall.Mkfifo(p, mode) }
