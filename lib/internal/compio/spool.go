@@ -13,11 +13,11 @@ const DefaultSpoolMax int64 = 4 << 30
 // CreateSpool creates a temporary read-write file in dir ("" means
 // os.TempDir()) that has no name in the file system, so that nothing is
 // left behind however the process ends, SIGKILL included. On Linux it is
-// opened with O_TMPFILE where the file system supports it; elsewhere (and
-// as a fallback) it is created with os.CreateTemp(dir, pattern) and
-// unlinked at once. Where an open file cannot be unlinked (Windows) the
-// file keeps its name and the caller removes it after closing it, as it
-// would a file from os.CreateTemp.
+// opened with O_TMPFILE where the file system supports it; on Windows it
+// is created with FILE_FLAG_DELETE_ON_CLOSE (its name shows while it is
+// open, and Windows deletes it at the last close, even of a killed
+// process); elsewhere (and as a fallback) it is created with
+// os.CreateTemp(dir, pattern) and unlinked at once.
 //
 // The returned file's Name is the path it was (or would have been) given;
 // removing that name after Close is harmless.

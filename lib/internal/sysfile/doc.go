@@ -10,6 +10,10 @@
 //   - SyncDir: makes the names in a folder durable (fsync of the folder on
 //     Unix; on Windows a no-op: NTFS journals its metadata, and a folder
 //     handle cannot be flushed).
+//   - CreateDeleteOnClose: a temporary file that is gone once closed,
+//     however the process ends (created and unlinked at once on Unix;
+//     FILE_FLAG_DELETE_ON_CLOSE on Windows, where an open file keeps its
+//     name).
 //   - FileID: a number naming the file itself (the inode number on Unix,
 //     the volume file index on Windows), so that a file replaced under the
 //     same name is told apart.

@@ -15,3 +15,17 @@ func SyncDir(dir string) error { return nil }
 
 // FileID returns 0: these systems do not name a file apart from its path.
 func FileID(f *os.File) (uint64, error) { return 0, nil }
+
+// CreateDeleteOnClose creates a new temporary file in dir ("" for
+// os.TempDir()) as os.CreateTemp does and removes its name at once.
+func CreateDeleteOnClose(dir, pattern string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

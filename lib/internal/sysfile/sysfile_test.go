@@ -111,3 +111,24 @@ func TestFileID(t *testing.T) {
 		t.Fatalf("replaced file has the same ID %d", ic)
 	}
 }
+
+// TestCreateDeleteOnClose: the file reads back what was written and
+// nothing is left in the folder once it is closed.
+func TestCreateDeleteOnClose(t *testing.T) {
+	dir := t.TempDir()
+	f, err := CreateDeleteOnClose(dir, "spool-*.tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("spooled"), 3); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 10)
+	if n, err := f.ReadAt(buf, 0); n != 10 || string(buf[3:]) != "spooled" {
+		t.Fatalf("read back %q, %v", buf[:n], err)
+	}
+	f.Close()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("left in the folder: %v", ents)
+	}
+}

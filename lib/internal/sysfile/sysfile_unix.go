@@ -35,3 +35,18 @@ func FileID(f *os.File) (uint64, error) {
 	}
 	return 0, nil
 }
+
+// CreateDeleteOnClose creates a new temporary file in dir ("" for
+// os.TempDir()) as os.CreateTemp does and removes its name at once: the
+// file is gone when closed, and the name from the start.
+func CreateDeleteOnClose(dir, pattern string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

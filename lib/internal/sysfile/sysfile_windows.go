@@ -3,6 +3,11 @@ package sysfile
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -87,4 +92,40 @@ func FileID(f *os.File) (uint64, error) {
 		return 0, &os.PathError{Op: "fileid", Path: f.Name(), Err: err}
 	}
 	return uint64(info.FileIndexHigh)<<32 | uint64(info.FileIndexLow), nil
+}
+
+// tempSeq varies the names CreateDeleteOnClose tries.
+var tempSeq atomic.Uint64
+
+// CreateDeleteOnClose creates a new temporary file in dir ("" for
+// os.TempDir()), named from pattern as os.CreateTemp names it, that
+// Windows deletes when its last handle is closed, however the process
+// ends (FILE_FLAG_DELETE_ON_CLOSE): the equivalent of an unlinked file on
+// Unix. Its name stays in the folder while it is open.
+func CreateDeleteOnClose(dir, pattern string) (*os.File, error) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	pre, suf := pattern, ""
+	if i := strings.LastIndexByte(pattern, '*'); i >= 0 {
+		pre, suf = pattern[:i], pattern[i+1:]
+	}
+	for try := 0; ; try++ {
+		n := uint64(time.Now().UnixNano()) ^ tempSeq.Add(0x9E3779B97F4A7C15)
+		name := filepath.Join(dir, pre+strconv.FormatUint(n%1e10, 10)+suf)
+		p, err := windows.UTF16PtrFromString(name)
+		if err != nil {
+			return nil, &os.PathError{Op: "createtemp", Path: name, Err: err}
+		}
+		h, err := windows.CreateFile(p, windows.GENERIC_READ|windows.GENERIC_WRITE,
+			windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
+			windows.CREATE_NEW, windows.FILE_ATTRIBUTE_TEMPORARY|windows.FILE_FLAG_DELETE_ON_CLOSE, 0)
+		if errors.Is(err, windows.ERROR_FILE_EXISTS) && try < 10000 {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "createtemp", Path: name, Err: err}
+		}
+		return os.NewFile(uintptr(h), name), nil
+	}
 }
