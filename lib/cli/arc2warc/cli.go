@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/arcport/arcport/lib/arc"
+	"github.com/arcport/arcport/lib/internal/batch"
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/internal/compio"
 	"github.com/arcport/arcport/lib/record"
@@ -31,7 +32,7 @@ func NewApp(stdin io.Reader, stdout io.Writer, stderr io.Writer) *cli.App {
 		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "o", Usage: "write the WARC to `FILE` (default: standard output)"},
 			&cli.StringFlag{Name: "warc-version", Value: "1.1", Usage: "WARC version to write: 1.1 or 1.0"},
 			&cli.StringFlag{Name: "compress", Usage: "gzip, zstd or none (default: from the -o extension; gzip on standard output)"},
@@ -43,7 +44,7 @@ func NewApp(stdin io.Reader, stdout io.Writer, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "max-size", Usage: "write numbered files PREFIX-00000.warc.gz, ... (PREFIX from -o), each starting with a warcinfo record, a new one once a file has reached `SIZE` (K, M, G, T)"},
 			&cli.BoolFlag{Name: "q", Usage: "quiet: do not print repairs and skips"},
 			&cli.BoolFlag{Name: "v", Usage: "verbose: print a summary per input file"},
-		},
+		}, batchFlags()...),
 		Action: func(c *cli.Context) error { return run(c, stdin, stdout, stderr) },
 	}
 }
@@ -133,6 +134,12 @@ func run(c *cli.Context, stdin io.Reader, stdout, stderr io.Writer) error {
 	o, err := parseOptions(c)
 	if err != nil {
 		return err
+	}
+	if cfg, err := batch.FromContext(c, "o"); err != nil || cfg != nil {
+		if err != nil {
+			return err
+		}
+		return runBatch(cfg, o, stdin, stdout, stderr)
 	}
 	inputs, err := cliutil.ExpandInputs(c.Args().Slice())
 	if err != nil {

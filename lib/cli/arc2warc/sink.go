@@ -40,6 +40,9 @@ type sink struct {
 	pending int64 // bound on the bytes queued but perhaps not yet written
 	started bool  // a record is in the current file
 	files   []string
+
+	create  func(name string) (cliutil.Output, error) // nil: cliutil.CreateOutput (batch mode: the task's)
+	records int64                                     // records written (batch mode's count)
 }
 
 type countWriter struct {
@@ -90,7 +93,11 @@ func (s *sink) open() error {
 	var w io.Writer = s.stdout
 	if s.outName != "" && s.outName != "-" {
 		name := s.fileName()
-		out, err := cliutil.CreateOutput(name)
+		create := s.create
+		if create == nil {
+			create = cliutil.CreateOutput
+		}
+		out, err := create(name)
 		if err != nil {
 			return err
 		}
@@ -264,7 +271,11 @@ func (s *sink) WriteRecord(rec *record.Record) error {
 	if err := s.use(w); err != nil {
 		return err
 	}
-	return w.WriteRecord(rec)
+	if err := w.WriteRecord(rec); err != nil {
+		return err
+	}
+	s.records++
+	return nil
 }
 
 // inlineOver is the record size above which a copied record is compressed
@@ -285,6 +296,7 @@ func (s *sink) WriteRaw(typ record.Type, date string, head []byte, r io.Reader, 
 	if err := s.use(mw); err != nil {
 		return err
 	}
+	s.records++
 	if int64(len(head))+n+4 > inlineOver {
 		return mw.WriteInline(io.MultiReader(bytes.NewReader(head), r, strings.NewReader("\r\n\r\n")), nil)
 	}

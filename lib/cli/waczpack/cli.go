@@ -42,11 +42,12 @@ var valueFlags = map[string]bool{
 	"o": true, "output": true, "title": true, "desc": true, "url": true, "pages": true,
 	"hash": true, "split": true, "ts": true, "tmpdir": true, "part-size": true,
 	"j": true, "jobs": true, "zipnum": true, "shards": true, "shard": true, "block-lines": true, "match": true, "limit": true,
+	"inputs": true, "shard-index": true, "shard-count": true, "on-bad-input": true, "emit": true, // batch mode and plan (docs/batch.md)
 }
 
 // commands are the subcommand names.
 var commands = map[string]bool{"create": true, "index": true, "validate": true, "ls": true, "get": true, "check": true, "help": true, "h": true,
-	"lookup": true, "extract": true, "merge": true, "add": true, "completion": true}
+	"lookup": true, "extract": true, "merge": true, "add": true, "completion": true, "plan": true}
 
 // Reorder moves flags written after positional arguments in front of them
 // (urfave/cli stops at the first positional argument), so
@@ -176,6 +177,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			extractCommand(stdout),
 			mergeCommand(stderr),
 			addCommand(stderr),
+			planCommand(stdin, stdout, stderr),
 		},
 	}
 }
