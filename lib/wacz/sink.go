@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/arcport/arcport/lib/internal/sysfile"
 )
 
 // spillMem is how much a spill keeps in memory before moving to a temp file.
@@ -364,11 +366,11 @@ func (sp *spill) Write(p []byte) (int, error) {
 		return sp.mem.Write(p)
 	}
 	if sp.f == nil {
-		f, err := os.CreateTemp(sp.dir, ".waczpack-spill-*")
+		// unlinked (deleted on close on Windows): goes away with the descriptor
+		f, err := sysfile.CreateDeleteOnClose(sp.dir, ".waczpack-spill-*")
 		if err != nil {
 			return 0, err
 		}
-		os.Remove(f.Name()) // unlinked: goes away with the descriptor
 		sp.f = f
 		if _, err := f.Write(sp.mem.Bytes()); err != nil {
 			return 0, err

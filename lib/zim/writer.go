@@ -17,6 +17,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
+
+	"github.com/arcport/arcport/lib/internal/sysfile"
 )
 
 // Writer defaults.
@@ -209,17 +211,10 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	return zw, nil
 }
 
-// tempFile creates a file in dir and unlinks it at once.
+// tempFile creates a file in dir and unlinks it at once (on Windows: a
+// file deleted when closed; sysfile.CreateDeleteOnClose).
 func tempFile(dir, pattern string) (*os.File, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return sysfile.CreateDeleteOnClose(dir, pattern)
 }
 
 func (w *Writer) newCluster(compress bool) *wcluster {

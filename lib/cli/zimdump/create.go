@@ -27,6 +27,7 @@ import (
 	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/internal/compio"
+	"github.com/arcport/arcport/lib/internal/sysfile"
 	"github.com/arcport/arcport/lib/links"
 	"github.com/arcport/arcport/lib/mirror"
 	"github.com/arcport/arcport/lib/record"
@@ -782,12 +783,7 @@ func gather(c *createArgs, warn func(string, ...any)) (*site, error) {
 }
 
 func spoolFile() (*os.File, error) {
-	f, err := os.CreateTemp("", "zimdump-create-*")
-	if err != nil {
-		return nil, err
-	}
-	os.Remove(f.Name())
-	return f, nil
+	return sysfile.CreateDeleteOnClose("", "zimdump-create-*")
 }
 
 // recordReader opens WARC or ARC (plain, gzip, zstd) records.

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/arcport/arcport/lib/internal/sysfile"
 )
 
 // DefaultMemory is how many window bytes a File keeps in memory before it
@@ -92,11 +94,12 @@ func (f *File) Write(p []byte) (int, error) {
 
 // toDisk moves the window to an unlinked temporary file.
 func (f *File) toDisk() error {
-	t, err := os.CreateTemp(f.tmpDir, ".arcport-tail-*")
+	// unlinked (deleted on close on Windows): gone with the process,
+	// whatever ends it
+	t, err := sysfile.CreateDeleteOnClose(f.tmpDir, ".arcport-tail-*")
 	if err != nil {
 		return err
 	}
-	os.Remove(t.Name()) // unlinked: gone with the process, whatever ends it
 	if _, err := t.Write(f.mem[f.head:]); err != nil {
 		t.Close()
 		return err
