@@ -16,10 +16,15 @@ import (
 
 // Pin returns the token a plan and a done marker keep of an input or
 // output: its ETag, or for a local file "local:SIZE:MTIME" (mtime in
-// nanoseconds since 1970, UTC), see the package documentation.
+// nanoseconds since 1970, UTC), see the package documentation; for a
+// remote object without an ETag (some http servers) "size:SIZE".
 func Pin(info store.Info) string {
 	if info.ETag != "" {
 		return info.ETag
+	}
+	if info.ModTime.IsZero() {
+		// a remote object whose server sends no ETag: only its size
+		return fmt.Sprintf("size:%d", info.Size)
 	}
 	return fmt.Sprintf("local:%d:%d", info.Size, info.ModTime.UnixNano())
 }
