@@ -227,22 +227,40 @@ const (
 )
 
 // KindOf returns the kind of name: "-" is Std, s3:// S3, http:// and
-// https:// HTTP (schemes in any case), anything else a local path.
+// https:// HTTP (schemes in any case), anything else a local path (on
+// every system: C:\x\y.warc, C:/x, C://x and \\server\share\x are paths).
 func KindOf(name string) Kind {
 	if name == "-" {
 		return Std
 	}
-	i := strings.Index(name, "://")
-	if i <= 0 {
-		return Local
-	}
-	switch strings.ToLower(name[:i]) {
+	switch scheme(name) {
 	case "s3":
 		return S3
 	case "http", "https":
 		return HTTP
 	}
 	return Local
+}
+
+// scheme returns the lower-case scheme of name when name starts with one
+// followed by "://" (RFC 3986: a letter, then letters, digits, '+', '-'
+// or '.'), else "". A one-letter scheme is a Windows drive letter, not a
+// scheme: "C://x" is the path C:\x.
+func scheme(name string) string {
+	i := strings.Index(name, "://")
+	if i < 2 {
+		return ""
+	}
+	for j := 0; j < i; j++ {
+		c := name[j]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case j > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return ""
+		}
+	}
+	return strings.ToLower(name[:i])
 }
 
 // IsRemote reports whether name is an s3:// or http(s):// URL.
