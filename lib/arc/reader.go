@@ -142,6 +142,9 @@ func (r *Reader) report(p *record.Problem) error {
 	}
 	switch r.cfg.policy {
 	case record.Fail:
+		if perr := r.j.corruptMember(); perr != nil {
+			return perr
+		}
 		return p
 	case record.Warn:
 		if r.cfg.problems != nil {
@@ -843,6 +846,34 @@ type joiner struct {
 	brk     bool   // return errBreak once, then go on
 }
 
+// corruptMember, under record.Fail, reads the rest of the member being
+// decoded and returns the problem of its data if it cannot be decoded (a
+// bad CRC, corrupt deflate data): corrupt data shows first as a malformed
+// line or block, which the reader reports before reaching the member's
+// end, while Warn decodes the member's head whole and reports the
+// corruption. So both policies name the same problem at the same offset.
+func (j *joiner) corruptMember() error {
+	if j.err != nil {
+		return j.err // met already, behind bytes not yet read
+	}
+	if j.plain || !j.active {
+		return nil
+	}
+	j.active = false
+	buf := make([]byte, 32<<10)
+	for {
+		_, err := j.mr.Read(buf)
+		if err == nil {
+			continue
+		}
+		if err == io.EOF {
+			return nil
+		}
+		return &record.Problem{File: j.rd.cfg.name, Offset: j.mr.MemberStart(), Skipped: true,
+			Msg: fmt.Sprintf("unreadable compressed data (%s)", compressedErr(err))}
+	}
+}
+
 // errBreak is returned once by the joiner where a member gave out past its
 // head and reading resumed at the next member: what the reader was in
 // the middle of (a block) ends there.
@@ -962,7 +993,9 @@ func (j *joiner) fail(err error, whole bool) error {
 		}
 		why = compressedErr(rerr)
 	}
-	msg := fmt.Sprintf("unreadable compressed data, rest of the file skipped: %s", why)
+	// worded as under Fail (and as lib/warc words it), with what was done
+	// after it: the same problem at the same offset whatever the policy
+	msg := fmt.Sprintf("unreadable compressed data (%s): rest of the file skipped", why)
 	if j.rd.cfg.policy == record.Fail {
 		msg = fmt.Sprintf("unreadable compressed data (%s)", why)
 	}

@@ -276,7 +276,7 @@ func TestRepairs(t *testing.T) {
 			want:   []rec{fdRec, {aRec.typ, aRec.uri, aRec.ctype, truncBody}},
 			strict: fmt.Sprintf("x: record at offset %d: unreadable compressed data (gzip member truncated: unexpected EOF)", fdLen),
 			problems: []string{
-				fmt.Sprintf("S x: record at offset %d: unreadable compressed data, rest of the file skipped: gzip member truncated: unexpected EOF", fdLen),
+				fmt.Sprintf("S x: record at offset %d: unreadable compressed data (gzip member truncated: unexpected EOF): rest of the file skipped", fdLen),
 				fmt.Sprintf("D x: record at offset %d: block cut short by the end of the file: %d of %d bytes", fdLen, len(truncBody), len(bodyA)),
 			},
 		},

@@ -758,6 +758,11 @@ func (in *inputRun) handover(s int64, first *pendingRec) error {
 	rec, err := wr.Next()
 	if err != nil {
 		if err == io.EOF {
+			// the reader reported why (damage the fast path had not
+			// reached, such as a bad CRC past what it inflated)
+			if ferr := in.getFatal(); ferr != nil {
+				return ferr
+			}
 			err = fmt.Errorf("%s: record at offset %d: cannot read it again", in.name, s)
 		}
 		return shiftProblem(err, s)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -156,7 +157,14 @@ func (r *Reader) problem(off int64, repaired, skipped bool, format string, args 
 // fatal wraps an error that no policy can repair (I/O or corrupt
 // compressed data).
 func (r *Reader) fatal(off int64, err error) error {
-	return &record.Problem{File: r.file, Offset: off, Msg: stripOffset(err.Error())}
+	msg := stripOffset(err.Error())
+	var pe *fs.PathError
+	if r.compressed && !errors.As(err, &pe) && !strings.HasPrefix(msg, "unreadable compressed data") {
+		// worded as the problem Warn reports (which goes on to say what
+		// it did about it): the same problem whatever the policy
+		msg = "unreadable compressed data (" + msg + ")"
+	}
+	return &record.Problem{File: r.file, Offset: off, Msg: msg}
 }
 
 // stripOffset removes a leading "offset N: " (compio's prefix), since our
@@ -270,6 +278,13 @@ func (r *Reader) readRecord() (*record.Record, error) {
 			garbageOff = r.here()
 		}
 		if r.policy == record.Fail {
+			// Corrupt compressed data shows first as bytes that do not
+			// belong where a record should start: the member is read to
+			// its end so that the corruption, which Warn reports, is the
+			// problem given, at the same offset.
+			if err := r.drainMember(); err != nil {
+				return nil, err
+			}
 			if r.badTrailer {
 				return nil, r.problem(r.badTrailerOff, false, false, "record not followed by CRLF CRLF (Content-Length wrong?)")
 			}
@@ -466,6 +481,25 @@ func (r *Reader) skipNewlines() (int64, error) {
 
 // skipGarbage discards at least one byte and then up to the next "WARC/"
 // in the member, returning how many bytes it skipped.
+// drainMember reads the rest of the open member of a compressed input
+// (nothing for a plain one) and returns the problem of a member whose data
+// cannot be decoded.
+func (r *Reader) drainMember() error {
+	if !r.compressed {
+		return nil
+	}
+	for {
+		_, err := r.br.Discard(64 << 10)
+		switch {
+		case err == nil:
+		case err == io.EOF:
+			return nil
+		default:
+			return r.memberError(r.mr.MemberStart(), err)
+		}
+	}
+}
+
 func (r *Reader) skipGarbage() (int64, error) {
 	d, err := r.discard(1)
 	n := int64(d)

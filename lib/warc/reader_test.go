@@ -462,7 +462,7 @@ func TestBadInputs(t *testing.T) {
 			"x.warc: record at offset 3816: data after the last gzip member is not gzip: ignored"},
 		{"gzip bad CRC in a member", badCRC, 5,
 			[]string{fmt.Sprintf("x.warc: record at offset %d: unreadable compressed data (gzip: invalid checksum): %d bytes skipped up to the next member", ms[2], ms[3]-ms[2])},
-			fmt.Sprintf("x.warc: record at offset %d: gzip: invalid checksum", ms[2])},
+			fmt.Sprintf("x.warc: record at offset %d: unreadable compressed data (gzip: invalid checksum)", ms[2])},
 		{"gzip junk between members", junk, 6,
 			[]string{fmt.Sprintf("x.warc: record at offset %d: 4 bytes that are not gzip skipped up to the next member", ms[3])},
 			fmt.Sprintf("x.warc: record at offset %d: data after the last gzip member is not gzip: ignored", ms[3])},
