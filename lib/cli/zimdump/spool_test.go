@@ -186,8 +186,12 @@ func TestWarcSpoolMaxDeclared(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x.warc.gz")
 	r := ours("warc", "--spool-max=8M", "-o", out, zf)
 	want := fmt.Sprintf("zimdump: %s: offset %d: entry C/big: record block declared as %d bytes, more than the spool limit of 8 MiB (raise it with --spool-max)\n", zf, ent.Offset, 64<<20)
-	if r.rc != 1 || r.stderr != want {
-		t.Errorf("--spool-max=8M: rc %d, stderr\n%q\nwant\n%q", r.rc, r.stderr, want)
+	// then what zimdump check finds in the archive (its cluster lies
+	// about its size): docs/damaged-input.md
+	check := fmt.Sprintf("zimdump: %s: offset ", zf)
+	rest := strings.TrimPrefix(r.stderr, want)
+	if r.rc != 1 || !strings.HasPrefix(r.stderr, want) || rest != "" && (!strings.HasPrefix(rest, check) || !strings.HasSuffix(rest, "\n")) {
+		t.Errorf("--spool-max=8M: rc %d, stderr\n%q\nwant\n%q (and zimdump check's problems)", r.rc, r.stderr, want)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("%s exists", out)

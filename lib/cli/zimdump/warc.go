@@ -137,6 +137,23 @@ func (e *env) warc() int {
 	}
 	warcinfoID := wi.ID()
 
+	// An entry that cannot be converted (a cluster that does not
+	// decompress, lying blob offsets) ends the run; the archive is then
+	// checked with every cluster decompressed, as zimdump check does, so
+	// that the problems check would report are given too (those the
+	// failure does not name already).
+	stop := func(err error) int {
+		msg := oneLine(err.Error())
+		code := e.fail(err)
+		if len(damage) == 0 {
+			for _, p := range a.Check(zim.CheckOptions{Clusters: true}) {
+				if l := oneLine(p.String()); !strings.Contains(msg, l) {
+					fmt.Fprintf(e.stderr, "zimdump: %s: %s\n", e.p.file, l)
+				}
+			}
+		}
+		return code
+	}
 	order, err := a.EfficientOrder()
 	if err != nil {
 		return e.fail(err)
@@ -144,7 +161,7 @@ func (e *env) warc() int {
 	for _, idx := range order {
 		ent, err := a.EntryAt(idx)
 		if err != nil {
-			return e.fail(e.named(err, fmt.Sprintf("entry %d", idx)))
+			return stop(e.named(err, fmt.Sprintf("entry %d", idx)))
 		}
 		uri := base + escapePath(a.PathOf(ent))
 		rec := &record.Record{Header: record.Header{
@@ -159,7 +176,7 @@ func (e *env) warc() int {
 		case zim.KindRedirect:
 			t, err := a.Resolve(ent)
 			if err != nil {
-				return e.entryFail(ent, err)
+				return stop(e.entryErr(ent, err))
 			}
 			loc := base + escapePath(a.PathOf(t))
 			rec.Header = append(rec.Header,
@@ -169,16 +186,16 @@ func (e *env) warc() int {
 		default:
 			mt, err := a.MimeType(ent)
 			if err != nil {
-				return e.entryFail(ent, err)
+				return stop(e.entryErr(ent, err))
 			}
 			r, size, err := a.OpenBlob(ent)
 			if err != nil {
-				return e.entryFail(ent, err)
+				return stop(e.entryErr(ent, err))
 			}
 			if size > spoolMax {
 				// refused before a byte is spooled
 				r.Close()
-				return e.fail(fmt.Errorf("%s: offset %d: entry %s: %w", e.p.file, ent.Offset, ent.LongPath(), &compio.SpoolLimitError{Max: spoolMax, Declared: size}))
+				return stop(fmt.Errorf("%s: offset %d: entry %s: %w", e.p.file, ent.Offset, ent.LongPath(), &compio.SpoolLimitError{Max: spoolMax, Declared: size}))
 			}
 			closer = r
 			rec.Header = append(rec.Header,
@@ -193,11 +210,11 @@ func (e *env) warc() int {
 		if err != nil {
 			var sl *compio.SpoolLimitError
 			if errors.As(err, &sl) {
-				return e.fail(fmt.Errorf("%s: offset %d: entry %s: %w", e.p.file, ent.Offset, ent.LongPath(), sl))
+				return stop(fmt.Errorf("%s: offset %d: entry %s: %w", e.p.file, ent.Offset, ent.LongPath(), sl))
 			}
 			var fe *zim.FormatError
 			if errors.As(err, &fe) { // reading the blob
-				return e.entryFail(ent, fe)
+				return stop(e.entryErr(ent, fe))
 			}
 			return e.fail(err)
 		}
@@ -241,10 +258,15 @@ func (e *env) named(err error, what string) error {
 // entryFail reports err met on entry ent: the file, the offset (of the
 // fault, or of the entry's dirent) and the entry's namespace and path.
 func (e *env) entryFail(ent *zim.Entry, err error) int {
+	return e.fail(e.entryErr(ent, err))
+}
+
+// entryErr is the error entryFail reports.
+func (e *env) entryErr(ent *zim.Entry, err error) error {
 	path := ent.LongPath()
 	var fe *zim.FormatError
 	if errors.As(err, &fe) {
-		return e.fail(fmt.Errorf("%w (entry %s)", fe, path))
+		return fmt.Errorf("%w (entry %s)", fe, path)
 	}
-	return e.fail(fmt.Errorf("%s: offset %d: entry %s: %w", e.p.file, ent.Offset, path, err))
+	return fmt.Errorf("%s: offset %d: entry %s: %w", e.p.file, ent.Offset, path, err)
 }
