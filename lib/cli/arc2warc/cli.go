@@ -176,8 +176,10 @@ func run(c *cli.Context, stdin io.Reader, stdout, stderr io.Writer) error {
 	if o.verbose && o.maxSize > 0 {
 		fmt.Fprintf(stderr, "arc2warc: %d files: %s\n", len(w.files), strings.Join(w.files, " "))
 	}
-	if total.Skipped > 0 || total.Damaged > 0 {
-		// the output holds what could be salvaged; the damage is reported
+	if total.Skipped > 0 || total.Damaged > 0 || total.Repaired > 0 {
+		// the output holds what could be salvaged; the damage is reported.
+		// A repair is damage too: --strict, waczpack index and check
+		// stop at it (docs/damaged-input.md)
 		if total.Damaged == 0 {
 			return fmt.Errorf("%d problem(s) made records or bytes be skipped (%d repaired); see the messages above", total.Skipped, total.Repaired)
 		}
