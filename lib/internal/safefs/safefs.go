@@ -21,6 +21,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -63,12 +64,31 @@ func pathError(op, rel string, err error) error {
 	return &fs.PathError{Op: op, Path: rel, Err: err}
 }
 
-// split checks rel and returns its components, "" and "." dropped. rel is
-// slash-separated (filepath.ToSlash is applied).
+// split checks rel and returns its components, "" and "." dropped, with
+// the rules of the system it runs on (splitPath).
 func split(op, rel string) ([]string, error) {
-	s := filepath.ToSlash(rel)
-	if strings.HasPrefix(s, "/") || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "" {
+	return splitPath(op, rel, runtime.GOOS == "windows")
+}
+
+// splitPath checks rel and returns its components, "" and "." dropped. rel
+// is slash-separated; with windows set, a backslash separates too, and
+// what Windows would read as leaving the folder is refused as well: a
+// drive ("C:", "C:x", "C:\x"), a UNC or device path (\\server\share,
+// \\?\C:\x), a colon anywhere (an NTFS stream, "a:b"), and a component
+// ending in a dot or a space (Windows drops those: ".. " is "..").
+func splitPath(op, rel string, windows bool) ([]string, error) {
+	s := rel
+	escape := func() ([]string, error) {
 		return nil, &fs.PathError{Op: op, Path: rel, Err: ErrEscape}
+	}
+	if windows {
+		s = strings.ReplaceAll(s, `\`, "/")
+		if strings.ContainsRune(s, ':') {
+			return escape() // a drive or a stream
+		}
+	}
+	if strings.HasPrefix(s, "/") {
+		return escape()
 	}
 	var comps []string
 	for _, c := range strings.Split(s, "/") {
@@ -76,7 +96,10 @@ func split(op, rel string) ([]string, error) {
 		case "", ".":
 			continue
 		case "..":
-			return nil, &fs.PathError{Op: op, Path: rel, Err: ErrEscape}
+			return escape()
+		}
+		if windows && (strings.HasSuffix(c, ".") || strings.HasSuffix(c, " ")) {
+			return escape()
 		}
 		comps = append(comps, c)
 	}
