@@ -18,11 +18,12 @@ VERSITYGW_VERSION=v1.8.0
 need=()
 for pair in httrack:httrack zimdump:zim-tools zimcheck:zim-tools kiwix-serve:kiwix-tools wget:wget \
   chromium:chromium xz:xz-utils zstd:zstd unzip:unzip script:bsdutils redis-server:redis-server \
-  /usr/bin/time:time hyperfine:hyperfine pigz:pigz node:nodejs npm:npm man:man-db; do
+  /usr/bin/time:time hyperfine:hyperfine pigz:pigz node:nodejs npm:npm man:man-db xapian-check:xapian-tools; do
   cmd=${pair%%:*} pkg=${pair#*:}
   command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
 done
 /usr/bin/python3 -c 'import libzim' >/dev/null 2>&1 || need+=(python3-libzim)
+/usr/bin/python3 -c 'import xapian' >/dev/null 2>&1 || need+=(python3-xapian)
 if [ ${#need[@]} -gt 0 ]; then
   mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
