@@ -123,7 +123,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 					&cli.BoolFlag{Name: "verify", Usage: "inflate every gzip member of the input to its end, checking its CRC, and recompute every record's WARC-Block-Digest and WARC-Payload-Digest (no output on a mismatch)"},
 					&cli.StringFlag{Name: "hash", Value: "sha256", Usage: "resource hash: sha256 or md5"},
 					&cli.StringFlag{Name: "split", Usage: "split archive/ into WARCs of at most `SIZE` bytes (suffixes K, M, G)"},
-					&cli.BoolFlag{Name: "lenient", Usage: "go on past damaged input (truncated records, garbage), with warnings"},
+					&cli.BoolFlag{Name: "lenient", Usage: "go on past damaged input (truncated records, garbage): one line per problem, the WACZ of the rest written, exit status 1"},
 					&cli.StringFlag{Name: "tmpdir", Usage: "directory for temporary files (default: beside the output)"},
 					signKeyFlag, signURLFlag, signTokenFlag,
 					quiet,
