@@ -262,7 +262,9 @@ func TestBatchShards(t *testing.T) {
 			t.Errorf("%s: sharded output (%d bytes) differs from the one-process run's (%d bytes)", s, len(got), len(ref))
 		}
 	}
-	t.Logf("20 outputs equal the one-process run's (the largest %d bytes)", len(e.object(t, "coll", "ref/crawl-11.warc.gz")))
+	if !t.Failed() {
+		t.Logf("20 outputs equal the one-process run's (the largest %d bytes)", len(e.object(t, "coll", "ref/crawl-11.warc.gz")))
+	}
 
 	// the same bytes as arc2warc --deterministic-ids on one local file
 	dir := t.TempDir()
@@ -305,5 +307,79 @@ func TestBatchShards(t *testing.T) {
 	_, se, code = e.run(t, "arc2warc", []string{"AWS_MAX_ATTEMPTS=2"}, task(1)...)
 	if code != 75 {
 		t.Errorf("server down: exit %d, want 75: %s", code, se)
+	}
+}
+
+// TestBatchIndex: `waczpack index --inputs - --sort -o TEMPLATE` over the
+// WARC samples in 3 shards writes, for each good input, the run
+// `waczpack index --sort INPUT -o OUT` writes, byte for byte; a damaged
+// input gets no output and its shard exits 65, or with --on-bad-input
+// record an _errors object and exit 0; a rerun with --skip-existing
+// changes nothing.
+func TestBatchIndex(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join(repoRoot(), "testdata/warc/*.warc*"))
+	if err != nil || len(names) < 6 {
+		t.Fatalf("samples: %v %v", names, err)
+	}
+	list := []byte("# the WARC samples\n" + strings.Join(names, "\n") + "\n")
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "runs/{name}.cdxj")
+	wp := bin(t, "waczpack")
+	bad := map[string]bool{}
+	for i := 0; i < 3; i++ {
+		out, se, code := run(t, wp, list, "index", "--inputs", "-", "--shard-count", "3", "--shard-index", strconv.Itoa(i), "--sort", "-o", tmpl, "--emit", "jsonl")
+		if code != 0 && code != 65 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, se)
+		}
+		nbad := 0
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			var r struct{ Input, Status string }
+			json.Unmarshal([]byte(line), &r)
+			if r.Status == "bad" {
+				bad[r.Input] = true
+				nbad++
+			}
+		}
+		if (code == 65) != (nbad > 0) {
+			t.Errorf("shard %d: exit %d with %d bad inputs: %s", i, code, nbad, se)
+		}
+	}
+	if len(bad) == 0 || len(bad) == len(names) {
+		t.Fatalf("%d of %d samples bad: want some, not all", len(bad), len(names))
+	}
+	for _, n := range names {
+		got, gerr := os.ReadFile(filepath.Join(dir, "runs", filepath.Base(n)+".cdxj"))
+		one := filepath.Join(dir, "one.cdxj")
+		os.Remove(one)
+		_, se, code := run(t, wp, nil, "index", "--sort", n, "-o", one)
+		want, werr := os.ReadFile(one)
+		switch {
+		case bad[n]:
+			if gerr == nil || code == 0 {
+				t.Errorf("%s: bad in batch mode (output: %v), single run exit %d", filepath.Base(n), gerr == nil, code)
+			}
+		case code != 0 || werr != nil:
+			t.Errorf("%s: single run: exit %d: %s", filepath.Base(n), code, se)
+		case gerr != nil || !bytes.Equal(got, want):
+			t.Errorf("%s: batch run differs from the single run (%v)", filepath.Base(n), gerr)
+		}
+	}
+	t.Logf("%d samples: %d indexed as one file at a time, %d bad", len(names), len(names)-len(bad), len(bad))
+
+	// record the bad ones: exit 0, one _errors object each; then nothing to do
+	for i := 0; i < 3; i++ {
+		if _, se, code := run(t, wp, list, "index", "--inputs", "-", "--shard-count", "3", "--shard-index", strconv.Itoa(i), "--sort", "-o", tmpl, "--skip-existing", "--on-bad-input", "record"); code != 0 {
+			t.Fatalf("shard %d, record: exit %d: %s", i, code, se)
+		}
+	}
+	errs, _ := filepath.Glob(filepath.Join(dir, "runs/_errors/*.json"))
+	if len(errs) != len(bad) {
+		t.Errorf("%d _errors objects for %d bad inputs", len(errs), len(bad))
+	}
+	for i := 0; i < 3; i++ {
+		out, se, code := run(t, wp, list, "index", "--inputs", "-", "--shard-count", "3", "--shard-index", strconv.Itoa(i), "--sort", "-o", tmpl, "--skip-existing", "--on-bad-input", "record", "--emit", "jsonl")
+		if code != 0 || strings.Contains(string(out), `"status":"done"`) || strings.Contains(string(out), `"status":"bad"`) {
+			t.Errorf("shard %d, rerun: exit %d, %s %s", i, code, out, se)
+		}
 	}
 }

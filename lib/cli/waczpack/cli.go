@@ -135,10 +135,16 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				Name:      "index",
 				Usage:     "print the CDXJ (or CDX-11) index of WARC/ARC files",
 				ArgsUsage: "FILE ...",
-				Flags:     indexFlags(),
+				Flags:     withBatch(indexFlags()),
 				Action: func(c *cli.Context) error {
 					if err := checkCdxjIndexer(c); err != nil {
 						return err
+					}
+					if cfg, err := batchConfig(c); err != nil || cfg != nil {
+						if err != nil {
+							return err
+						}
+						return indexBatch(c, cfg, stdin, stdout, stderr)
 					}
 					if c.Bool("sort") || c.String("zipnum") != "" || c.IsSet("shard") || c.IsSet("shards") || c.Bool("finish") {
 						return indexCollection(c, stdin, stdout)
