@@ -383,3 +383,42 @@ func TestBatchIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchCheck: `waczpack check --inputs LIST -o TEMPLATE` in 2 shards
+// writes for each WARC sample the report `waczpack check FILE` prints,
+// byte for byte; a shard with a damaged sample exits 65, and -o without
+// --inputs is bad usage.
+func TestBatchCheck(t *testing.T) {
+	names, _ := filepath.Glob(filepath.Join(repoRoot(), "testdata/warc/*.warc*"))
+	dir := t.TempDir()
+	listFile := filepath.Join(dir, "warcs.txt")
+	os.WriteFile(listFile, []byte(strings.Join(names, "\n")+"\n"), 0o644)
+	wp := bin(t, "waczpack")
+	for i := 0; i < 2; i++ {
+		_, se, code := run(t, wp, nil, "check", "--inputs", listFile, "--shard-count", "2", "--shard-index", strconv.Itoa(i), "-o", filepath.Join(dir, "chk/{name}.txt"))
+		if code != 0 && code != 65 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, se)
+		}
+	}
+	bad := 0
+	for _, n := range names {
+		want, _, code := run(t, wp, nil, "check", n)
+		got, err := os.ReadFile(filepath.Join(dir, "chk", filepath.Base(n)+".txt"))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: report differs from waczpack check's output (%v):\n%s\nwant\n%s", filepath.Base(n), err, got, want)
+		}
+		_, derr := os.Stat(filepath.Join(dir, "chk/_done", filepath.Base(n)+".txt.json"))
+		if code != 0 {
+			bad++
+		}
+		if (code == 0) != (derr == nil) {
+			t.Errorf("%s: check exit %d, done marker: %v", filepath.Base(n), code, derr)
+		}
+	}
+	if bad == 0 {
+		t.Error("no sample with a problem")
+	}
+	if _, se, code := run(t, wp, nil, "check", "-o", filepath.Join(dir, "x.txt"), names[0]); code != 2 {
+		t.Errorf("check -o without --inputs: exit %d, want 2: %s", code, se)
+	}
+}

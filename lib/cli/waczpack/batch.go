@@ -3,14 +3,17 @@ package waczpack
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/internal/batch"
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/store"
 )
 
 // withBatch returns flags with the batch-mode flags (docs/batch.md) added.
@@ -83,5 +86,48 @@ func indexBatch(c *cli.Context, cfg *batch.Config, stdin io.Reader, stdout, stde
 		}
 		t.Records = lines
 		return o.Commit()
+	})
+}
+
+// checkBatch is `waczpack check --inputs LIST -o TEMPLATE`: the report
+// `waczpack check INPUT` prints, one output per input. An input with a
+// problem is bad (exit 65, or recorded); its report is written all the
+// same. A missing input, or storage failing, writes no report.
+func checkBatch(c *cli.Context, cfg *batch.Config, stdin io.Reader, stdout io.Writer) error {
+	quiet, verbose := c.Bool("q"), c.Bool("v") && !c.Bool("q")
+	j := &batch.Job{
+		Config: *cfg,
+		Tool:   "waczpack check",
+		Params: fmt.Sprintf("quiet=%t verbose=%t", quiet, verbose),
+		Store:  cliutil.Store(),
+		Stdin:  stdin,
+		Stdout: stdout,
+		Stderr: c.App.ErrWriter,
+	}
+	return j.Run(context.Background(), func(ctx context.Context, t *batch.Task) error {
+		o, err := t.Create(t.Output)
+		if err != nil {
+			return err
+		}
+		defer o.Abort()
+		bw := bufio.NewWriterSize(o, 64<<10)
+		n, err := checkOne(t.Input.Name, nil, bw, quiet, verbose)
+		if err != nil {
+			if batch.Classify(err, t.Input.Name) != batch.Bad || errors.Is(err, store.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			fmt.Fprintln(bw, err)
+			n++
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		if err := o.Commit(); err != nil {
+			return err
+		}
+		if n > 0 {
+			return batch.BadInput(fmt.Errorf("%d problem(s); the report is in %s", n, t.Output))
+		}
+		return nil
 	})
 }

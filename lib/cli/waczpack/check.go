@@ -22,11 +22,23 @@ func checkCommand(stdin io.Reader, stdout io.Writer) *cli.Command {
 		Name:      "check",
 		Usage:     "recompute the WARC-Block-Digest and WARC-Payload-Digest of every record of WARC/ARC files and check their structure; one line per problem",
 		ArgsUsage: "FILE ...   (local, s3://bucket/key or prefix, https://; - or none: stdin)",
-		Flags: []cli.Flag{
+		Flags: withBatch([]cli.Flag{
 			&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "print only the problems"},
 			&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "one line per record: which digest convention matched, or that it has none"},
+			&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "batch mode (--inputs): the report of each input goes to `TEMPLATE`"},
+		}),
+		Action: func(c *cli.Context) error {
+			if cfg, err := batchConfig(c); err != nil || cfg != nil {
+				if err != nil {
+					return err
+				}
+				return checkBatch(c, cfg, stdin, stdout)
+			}
+			if c.IsSet("o") {
+				return cliutil.Usagef("check prints its report on standard output; -o TEMPLATE is for --inputs")
+			}
+			return check(c, stdin, stdout)
 		},
-		Action: func(c *cli.Context) error { return check(c, stdin, stdout) },
 	}
 }
 
