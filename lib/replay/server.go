@@ -1,0 +1,298 @@
+package replay
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Server answers HTTP requests for its collections:
+//
+//	GET /healthz              "ok"
+//	GET /COLL/cdx?url=...     the CDX server API (pywb 2.10's)
+//	GET /all/cdx?url=...      the same over every collection
+//	GET /COLL/TSid_/URL       a capture's payload as archived
+//
+// Each route is its own http.Handler on an http.ServeMux.
+type Server struct {
+	colls map[string]*Collection
+	names []string
+	mux   *http.ServeMux
+	// Log, when set, gets one line per request that failed inside.
+	Log *log.Logger
+	// Now is the clock for closest=now (default time.Now).
+	Now func() time.Time
+}
+
+// NewServer serves the collections under their names.
+func NewServer(colls ...*Collection) (*Server, error) {
+	s := &Server{colls: map[string]*Collection{}, mux: http.NewServeMux(), Now: time.Now}
+	for _, c := range colls {
+		if !ValidName(c.Name) {
+			return nil, fmt.Errorf("%q: not a collection name (letters, digits, '-', '_', '.'; not all, healthz or static)", c.Name)
+		}
+		if _, dup := s.colls[c.Name]; dup {
+			return nil, fmt.Errorf("two collections named %q", c.Name)
+		}
+		s.colls[c.Name] = c
+		s.names = append(s.names, c.Name)
+	}
+	sort.Strings(s.names)
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("ok\n"))
+	})
+	s.mux.Handle("GET /{coll}/cdx", &cdxHandler{s: s})
+	s.mux.Handle("GET /{coll}/{rest...}", &replayHandler{s: s})
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			jsonError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+			return
+		}
+		if r.URL.Path == "/" {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			for _, n := range s.names {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", n, s.colls[n].Kind, s.colls[n].Source)
+			}
+			return
+		}
+		jsonError(w, http.StatusNotFound, "No Resource Found")
+	})
+	return s, nil
+}
+
+// Names returns the collection names, sorted.
+func (s *Server) Names() []string { return append([]string(nil), s.names...) }
+
+// ServeHTTP routes a request; a handler that panics answers 500.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			if s.Log != nil {
+				s.Log.Printf("%s %s: panic: %v", r.Method, r.URL.Path, v)
+			}
+			jsonError(w, http.StatusInternalServerError, "Internal Error")
+		}
+	}()
+	s.mux.ServeHTTP(w, r)
+}
+
+// collection returns the index source of a name ("all": every one).
+func (s *Server) source(name string) (indexSource, bool) {
+	if name == "all" {
+		var kids []namedSource
+		for _, n := range s.names {
+			kids = append(kids, namedSource{n, s.colls[n].src})
+		}
+		return &multiSource{kids: kids}, true
+	}
+	c, ok := s.colls[name]
+	if !ok {
+		return nil, false
+	}
+	return &multiSource{kids: []namedSource{{name, c.src}}}, true
+}
+
+// jsonError answers as pywb's warcserver does: {"message": ...}.
+func jsonError(w http.ResponseWriter, code int, msg string) {
+	b := appendPyString([]byte(`{"message": `), msg)
+	b = append(b, '}')
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+	w.WriteHeader(code)
+	w.Write(b)
+}
+
+// cdxHandler is the CDX server API of one collection.
+type cdxHandler struct{ s *Server }
+
+var outputs = map[string]string{
+	"cdxj": "text/x-cdxj",
+	"json": "text/x-ndjson",
+	"text": "text/plain",
+	"link": "application/link-format",
+}
+
+func errorStatus(err error) (int, string) {
+	var br *badRequest
+	var ce *cdxError
+	var ie *internalError
+	switch {
+	case errors.As(err, &br):
+		return http.StatusBadRequest, br.msg
+	case errors.As(err, &ce):
+		return http.StatusBadRequest, ce.msg
+	case errors.As(err, &ie):
+		return http.StatusInternalServerError, "Internal Error: " + ie.msg
+	}
+	return http.StatusInternalServerError, "Internal Error: " + err.Error()
+}
+
+func (h *cdxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("coll")
+	src, ok := h.s.source(name)
+	if !ok {
+		jsonError(w, http.StatusNotFound, "No such collection: "+name)
+		return
+	}
+	params, filters := parseQS(r.URL.RawQuery)
+	q := &query{params: params, filters: filters, now: h.s.Now, done: new([]func())}
+	defer func() {
+		for _, f := range *q.done {
+			f()
+		}
+	}()
+	output := orDefault(params, "output", "cdxj")
+	ct, ok := outputs[output]
+	if !ok {
+		jsonError(w, http.StatusBadRequest, "output="+output+" not supported")
+		return
+	}
+	var fields []string
+	if f := params["fields"]; f != "" {
+		fields = strings.Split(f, ",")
+	} else if f := params["fl"]; f != "" {
+		fields = strings.Split(f, ",")
+	}
+	if params["url"] == "" {
+		jsonError(w, http.StatusBadRequest, `The "url" param is required`)
+		return
+	}
+	run := func(q *query) (iterFunc, error) {
+		if q.params["closest"] == "now" {
+			q.params["closest"] = q.now().UTC().Format("20060102150405")
+		}
+		if ct := q.params["content_type"]; ct != "" {
+			q.filters = []string{"=mime:" + ct}
+		}
+		q.pageCount = pyToBool(q.params["showNumPages"])
+		q.secondaryOnly = pyToBool(q.params["showPagedIndex"])
+		if err := q.prepare(); err != nil {
+			return nil, err
+		}
+		it, err := src.load(q)
+		if err != nil {
+			return nil, err
+		}
+		if !q.pageCount {
+			return q.process(it)
+		}
+		return it, nil
+	}
+	it, err := run(q)
+	if err != nil {
+		code, msg := errorStatus(err)
+		jsonError(w, code, msg)
+		return
+	}
+	it = fuzzyIter(it, q, run)
+	line := func(dst []byte, c *cdxObj, last bool) ([]byte, error) {
+		switch output {
+		case "json":
+			return c.toJSON(dst, fields), nil
+		case "text":
+			return c.toText(dst, fields), nil
+		case "link":
+			return appendMementoLink(dst, c, q.params["memento_format"], last)
+		}
+		return c.toCDXJ(dst, fields)
+	}
+	// the first line is made before the answer starts, so that its
+	// errors are the answer (pywb's first next(res))
+	first, err := it()
+	var buf []byte
+	var next *cdxObj
+	if err == nil && first != nil {
+		if output == "link" {
+			next, err = it()
+		}
+		if err == nil {
+			buf, err = line(nil, first, next == nil)
+		}
+	}
+	if err != nil {
+		code, msg := errorStatus(err)
+		if code == http.StatusInternalServerError && h.s.Log != nil {
+			h.s.Log.Printf("GET %s: %v", r.URL.Path, err)
+		}
+		jsonError(w, code, msg)
+		return
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Cache-Control", "max-age=86400, must-revalidate")
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	bw := bufio.NewWriterSize(w, 32<<10)
+	defer bw.Flush()
+	bw.Write(buf)
+	cur := next
+	if output != "link" {
+		cur, err = it()
+	}
+	for cur != nil && err == nil {
+		var nxt *cdxObj
+		if output == "link" {
+			if nxt, err = it(); err != nil {
+				break
+			}
+		}
+		buf, err = line(buf[:0], cur, nxt == nil)
+		if err != nil {
+			break
+		}
+		bw.Write(buf)
+		if output == "link" {
+			cur = nxt
+		} else {
+			cur, err = it()
+		}
+	}
+	if err != nil && h.s.Log != nil {
+		h.s.Log.Printf("GET %s: after the first line: %v", r.URL.Path, err)
+	}
+}
+
+// appendMementoLink is MementoUtils.make_timemap_memento_link.
+func appendMementoLink(dst []byte, c *cdxObj, format string, last bool) ([]byte, error) {
+	if c.idx {
+		return dst, &internalError{"'timestamp'"}
+	}
+	u := c.gets(fURL)
+	if u == "" {
+		u = fmt.Sprintf("file://%s:%s:%s", pyStrOrNone(c, fFilename), pyStrOrNone(c, fOffset), pyStrOrNone(c, fLength))
+	}
+	ts, ok := c.get(fTimestamp)
+	if !ok {
+		return dst, &internalError{"'timestamp'"}
+	}
+	dt := httpDate(ts.String())
+	if format != "" {
+		u = strings.NewReplacer("{url}", u, "{timestamp}", timestampToDatetime(ts.String()).Format("20060102150405")).Replace(format)
+	}
+	dst = fmt.Appendf(dst, "<%s>; rel=\"memento\"; datetime=\"%s\"", u, dt)
+	if sc := c.gets("source-coll"); sc != "" {
+		dst = fmt.Appendf(dst, "; collection=\"%s\"", sc)
+	}
+	if last {
+		return append(dst, '\n'), nil
+	}
+	return append(dst, ",\n"...), nil
+}
+
+func pyStrOrNone(c *cdxObj, k string) string {
+	if v, ok := c.get(k); ok {
+		return v.String()
+	}
+	return "None"
+}
