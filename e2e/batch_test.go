@@ -302,6 +302,30 @@ func TestBatchShards(t *testing.T) {
 		t.Errorf("shard %d with an input changed since the plan: exit %d, want 65: %s", s5, code, se)
 	}
 
+	// the connection dropped in the middle of reading an input, no retry
+	// left: transient, 75, and no output
+	e.sdkPut(t, "coll", "lists/one.txt", []byte("s3://coll/arc/crawl-03.arc\n"))
+	e.proxy.Reset()
+	e.proxy.Cut(10, 1000)
+	_, se, code = e.run(t, "arc2warc", []string{"AWS_MAX_ATTEMPTS=1"}, "--inputs", "s3://coll/lists/one.txt", "-o", "s3://coll/cut/{stem}.warc.gz")
+	if code != 75 || e.object(t, "coll", "cut/crawl-03.warc.gz") != nil {
+		t.Errorf("input cut short mid-read: exit %d, want 75: %s", code, se)
+	} else {
+		t.Logf("input cut short mid-read: exit 75: %s", strings.TrimSpace(se))
+	}
+	// the same with waczpack index, which opens its inputs itself: the
+	// task reads the input again before calling it bad
+	e.proxy.Reset()
+	e.proxy.Cut(10, 1000)
+	_, se, code = e.run(t, "waczpack", []string{"AWS_MAX_ATTEMPTS=1"}, "index", "--inputs", "s3://coll/lists/one.txt", "-o", "s3://coll/cut/{stem}.cdxj")
+	if code != 75 || e.object(t, "coll", "cut/crawl-03.cdxj") != nil {
+		t.Errorf("waczpack index, input cut short mid-read: exit %d, want 75: %s", code, se)
+	}
+	e.proxy.Reset()
+	if _, se, code = e.run(t, "waczpack", nil, "index", "--inputs", "s3://coll/lists/one.txt", "-o", "s3://coll/cut/{stem}.cdxj"); code != 0 {
+		t.Errorf("waczpack index, rerun: exit %d: %s", code, se)
+	}
+
 	// the server down: a transient failure, 75
 	e.srv.Kill()
 	_, se, code = e.run(t, "arc2warc", []string{"AWS_MAX_ATTEMPTS=2"}, task(1)...)

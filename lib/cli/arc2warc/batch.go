@@ -39,6 +39,8 @@ func runBatch(cfg *batch.Config, o options, stdin io.Reader, stdout, stderr io.W
 		Verbose: o.verbose,
 	}
 	return j.Run(context.Background(), func(ctx context.Context, t *batch.Task) error {
+		o := o
+		o.open = t.Open
 		w := newSink(o, t.Output, nil, 0)
 		w.create = t.Create
 		defer w.Abort()

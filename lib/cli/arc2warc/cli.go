@@ -61,6 +61,9 @@ type options struct {
 	recompress    bool
 	maxSize       int64
 	level         int
+	// open opens an input (cliutil.OpenInput when nil; batch mode: the
+	// task's, which tells a transport failure from damage)
+	open func(name string) (io.ReadCloser, string, error)
 }
 
 func parseOptions(c *cli.Context) (options, error) {
@@ -205,7 +208,11 @@ func convert(name string, stdin io.Reader, w *sink, o options, stderr io.Writer,
 	if name == "-" {
 		in, display = stdin, "-"
 	} else {
-		f, shown, err := cliutil.OpenInput(name)
+		open := o.open
+		if open == nil {
+			open = cliutil.OpenInput
+		}
+		f, shown, err := open(name)
 		if err != nil {
 			return arc.Stats{}, err
 		}

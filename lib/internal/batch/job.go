@@ -180,6 +180,54 @@ type Task struct {
 	ctx  context.Context
 	pin  string // the input's Pin when the task started
 	outs []*output
+
+	opened  bool  // the tool read its input through Open
+	readErr error // the first error (not EOF) reading it, if any
+}
+
+// Open opens an input of the task (normally t.Input.Name) as
+// cliutil.OpenInput does (a local file, or an s3:// or http(s):// stream
+// through the job's Store) and returns it with the name to show. The task
+// watches its reads: when one fails (a connection dropped after the
+// store's retries, EIO), whatever the tool makes of the short input
+// (readers that salvage call it damage), no output of the task is
+// committed and the failure, not the tool's verdict, decides the exit
+// status (75 for storage).
+func (t *Task) Open(name string) (io.ReadCloser, string, error) {
+	t.opened = true
+	if name == "-" {
+		return nil, "-", cliutil.Usagef("standard input cannot be a listed input")
+	}
+	var rc io.ReadCloser
+	shown := name
+	if store.IsRemote(name) {
+		r, err := t.job.Store.Open(t.ctx, name)
+		if err != nil {
+			return nil, store.Redact(name), err
+		}
+		rc, shown = r, store.Redact(name)
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, name, err
+		}
+		rc = f
+	}
+	return &watched{ReadCloser: rc, t: t}, shown, nil
+}
+
+// watched is an input whose first read error is kept in its Task.
+type watched struct {
+	io.ReadCloser
+	t *Task
+}
+
+func (w *watched) Read(p []byte) (int, error) {
+	n, err := w.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && w.t.readErr == nil {
+		w.t.readErr = err
+	}
+	return n, err
 }
 
 // Func processes one input: reads t.Input.Name, writes t.Output through
@@ -295,7 +343,11 @@ func (j *Job) Run(ctx context.Context, fn Func) error {
 		if err != nil {
 			switch Classify(err, in.Name) {
 			case Transient:
-				return &cliutil.ExitError{Code: ExitTransient, Msg: fmt.Sprintf("%s: %s: %v (transient: retry the task)", j.Tool, store.Redact(in.Name), err)}
+				msg := err.Error()
+				if !strings.HasPrefix(msg, store.Redact(in.Name)) {
+					msg = store.Redact(in.Name) + ": " + msg
+				}
+				return &cliutil.ExitError{Code: ExitTransient, Msg: fmt.Sprintf("%s: %s (transient: retry the task)", j.Tool, msg)}
 			case Fatal:
 				return j.fail(err, in.Name)
 			}
@@ -380,6 +432,17 @@ func (j *Job) one(ctx context.Context, in Input, out string, fn Func) (Result, e
 	for _, o := range t.outs {
 		o.Output.Abort() // a no-op after Commit
 	}
+	switch {
+	case t.readErr != nil:
+		// the input could not be read: whatever the tool said of it
+		err = t.readErr
+	case err != nil && !t.opened && store.IsRemote(in.Name) && Classify(err, in.Name) == Bad:
+		// a tool that opens its input itself: before calling the input
+		// bad, make sure that it reads whole now
+		if rerr := j.reread(ctx, in.Name, info.Size); rerr != nil {
+			err = rerr
+		}
+	}
 	res.Records = t.Records
 	var done *output
 	for _, o := range t.outs {
@@ -412,6 +475,24 @@ func (j *Job) one(ctx context.Context, in Input, out string, fn Func) (Result, e
 	res.Status = "done"
 	res.Seconds = seconds()
 	return res, nil
+}
+
+// reread reads name to its end and returns the error of a read that
+// fails or ends short of size.
+func (j *Job) reread(ctx context.Context, name string, size int64) error {
+	r, err := j.Store.Open(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	n, err := io.Copy(io.Discard, r)
+	if err != nil {
+		return err
+	}
+	if n != size {
+		return &store.Error{Op: "read", URL: store.Redact(name), Offset: n, Err: io.ErrUnexpectedEOF}
+	}
+	return nil
 }
 
 func (j *Job) marker(in Input, info store.Info, res Result) *Marker {
@@ -530,6 +611,10 @@ func (o *output) Write(p []byte) (int, error) {
 }
 
 func (o *output) Commit() error {
+	if err := o.t.readErr; err != nil {
+		o.Output.Abort()
+		return err
+	}
 	info, err := o.t.job.Store.Stat(o.t.ctx, o.t.Input.Name)
 	if err != nil {
 		o.Output.Abort()
