@@ -167,27 +167,7 @@ func (h *cdxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusBadRequest, `The "url" param is required`)
 		return
 	}
-	run := func(q *query) (iterFunc, error) {
-		if q.params["closest"] == "now" {
-			q.params["closest"] = q.now().UTC().Format("20060102150405")
-		}
-		if ct := q.params["content_type"]; ct != "" {
-			q.filters = []string{"=mime:" + ct}
-		}
-		q.pageCount = pyToBool(q.params["showNumPages"])
-		q.secondaryOnly = pyToBool(q.params["showPagedIndex"])
-		if err := q.prepare(); err != nil {
-			return nil, err
-		}
-		it, err := src.load(q)
-		if err != nil {
-			return nil, err
-		}
-		if !q.pageCount {
-			return q.process(it)
-		}
-		return it, nil
-	}
+	run := func(q *query) (iterFunc, error) { return runQuery(src, q) }
 	it, err := run(q)
 	if err != nil {
 		code, msg := errorStatus(err)
@@ -261,6 +241,35 @@ func (h *cdxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil && h.s.Log != nil {
 		h.s.Log.Printf("GET %s: after the first line: %v", r.URL.Path, err)
 	}
+}
+
+// runQuery is pywb's BaseAggregator.__call__: closest=now, content_type,
+// the key range (CDXQuery), the sources' objects, then process_cdx unless
+// showNumPages.
+func runQuery(src indexSource, q *query) (iterFunc, error) {
+	if q.params["closest"] == "now" {
+		now := time.Now
+		if q.now != nil {
+			now = q.now
+		}
+		q.params["closest"] = now().UTC().Format("20060102150405")
+	}
+	if ct := q.params["content_type"]; ct != "" {
+		q.filters = []string{"=mime:" + ct}
+	}
+	q.pageCount = pyToBool(q.params["showNumPages"])
+	q.secondaryOnly = pyToBool(q.params["showPagedIndex"])
+	if err := q.prepare(); err != nil {
+		return nil, err
+	}
+	it, err := src.load(q)
+	if err != nil {
+		return nil, err
+	}
+	if !q.pageCount {
+		return q.process(it)
+	}
+	return it, nil
 }
 
 // appendMementoLink is MementoUtils.make_timemap_memento_link.
