@@ -163,7 +163,7 @@ func (r *bitReader) interpolative(pos []uint64, j, k int) {
 var errPositions = errors.New("position list data corrupt")
 
 // decodePositions reverses encodePositions; the list may hold at most
-// limit/4 positions.
+// limit positions.
 func decodePositions(data []byte, limit int) ([]uint32, error) {
 	last, p, ok := unpackUint(data)
 	if !ok || last > 0xffffffff {
@@ -181,7 +181,7 @@ func decodePositions(data []byte, limit int) ([]uint32, error) {
 	if r.err {
 		return nil, errPositions
 	}
-	if n > uint64(limit/4) {
+	if n > uint64(max(limit, 1)) {
 		return nil, errors.New("position list too long")
 	}
 	pos := make([]uint64, n)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 )
@@ -62,11 +61,11 @@ type table struct {
 func (t *table) block(n uint32, level int) ([]byte, error) {
 	db := t.db
 	if uint64(n) >= db.nblocks || n == 0 {
-		return nil, fmt.Errorf("%s table: block %d outside the file (%d blocks)", t.name, n, db.nblocks)
+		return nil, corrupt("%s table: block %d outside the file (%d blocks)", t.name, n, db.nblocks)
 	}
 	if b, ok := db.cache[n]; ok {
 		if int(b[4]) != level {
-			return nil, fmt.Errorf("%s table: block %d is level %d, want %d", t.name, n, b[4], level)
+			return nil, corrupt("%s table: block %d is level %d, want %d", t.name, n, b[4], level)
 		}
 		return b, nil
 	}
@@ -76,18 +75,18 @@ func (t *table) block(n uint32, level int) ([]byte, error) {
 		return nil, fmt.Errorf("%s table: block %d at offset %d: %w", t.name, n, off, err)
 	}
 	if int(b[4]) != level {
-		return nil, fmt.Errorf("%s table: block %d (offset %d) is level %d, want %d", t.name, n, off, b[4], level)
+		return nil, corrupt("%s table: block %d (offset %d) is level %d, want %d", t.name, n, off, b[4], level)
 	}
 	dirEnd := int(binary.BigEndian.Uint16(b[9:]))
 	if dirEnd < dirStart || dirEnd > len(b) || (dirEnd-dirStart)%2 != 0 {
-		return nil, fmt.Errorf("%s table: block %d (offset %d): bad directory end %d", t.name, n, off, dirEnd)
+		return nil, corrupt("%s table: block %d (offset %d): bad directory end %d", t.name, n, off, dirEnd)
 	}
 	// Check every item lies inside the block once, so that the accessors
 	// below need no bounds checks of their own.
 	for c := dirStart; c < dirEnd; c += 2 {
 		o := int(binary.BigEndian.Uint16(b[c:]))
 		if o < dirEnd || o+3 > len(b) {
-			return nil, fmt.Errorf("%s table: block %d (offset %d): item offset %d out of range", t.name, n, off, o)
+			return nil, corrupt("%s table: block %d (offset %d): item offset %d out of range", t.name, n, off, o)
 		}
 		var size int
 		if level == 0 {
@@ -98,16 +97,16 @@ func (t *table) block(n uint32, level int) ([]byte, error) {
 				hdr += 2
 			}
 			if size < hdr {
-				return nil, fmt.Errorf("%s table: block %d (offset %d): item at %d shorter than its key", t.name, n, off, o)
+				return nil, corrupt("%s table: block %d (offset %d): item at %d shorter than its key", t.name, n, off, o)
 			}
 		} else {
 			if o+5 > len(b) {
-				return nil, fmt.Errorf("%s table: block %d (offset %d): item offset %d out of range", t.name, n, off, o)
+				return nil, corrupt("%s table: block %d (offset %d): item offset %d out of range", t.name, n, off, o)
 			}
 			size = int(b[o+4]) + 4 + 1 + 2
 		}
 		if o+size > len(b) {
-			return nil, fmt.Errorf("%s table: block %d (offset %d): item at %d runs past the block", t.name, n, off, o)
+			return nil, corrupt("%s table: block %d (offset %d): item at %d runs past the block", t.name, n, off, o)
 		}
 	}
 	if len(db.cache) >= db.cacheMax {
@@ -163,6 +162,17 @@ type cursor struct {
 	blk   [maxLevels][]byte
 	c     [maxLevels]int
 	valid bool
+	steps uint64 // blocks entered by next/prev: a sound tree needs fewer than the file has
+}
+
+// step counts one block entered while walking; a damaged tree whose
+// branches point at the same blocks again would otherwise walk for ever.
+func (cur *cursor) step() error {
+	cur.steps++
+	if cur.steps > cur.t.db.nblocks {
+		return corrupt("%s table: B-tree walk enters more blocks than the file has", cur.t.name)
+	}
+	return nil
 }
 
 // seek positions the cursor at the last item whose (key, component) is <=
@@ -182,7 +192,7 @@ func (cur *cursor) seek(key []byte) (exact bool, err error) {
 		}
 		de := dirEnd(b)
 		if de == dirStart {
-			return false, fmt.Errorf("%s table: empty branch block %d", t.name, n)
+			return false, corrupt("%s table: empty branch block %d", t.name, n)
 		}
 		// the first branch item is never compared: it stands for -inf.
 		i, k := dirStart, de
@@ -252,7 +262,11 @@ func (cur *cursor) nextAt(j int) (bool, error) {
 		}
 		if dirEnd(nb) == dirStart {
 			cur.valid = false
-			return false, fmt.Errorf("%s table: empty block at level %d", t.name, j)
+			return false, corrupt("%s table: empty block at level %d", t.name, j)
+		}
+		if err := cur.step(); err != nil {
+			cur.valid = false
+			return false, err
 		}
 		cur.blk[j], cur.c[j] = nb, dirStart
 		return true, nil
@@ -277,7 +291,7 @@ func (cur *cursor) readTag(max int) ([]byte, error) {
 	b := cur.blk[0]
 	o := itemAt(b, cur.c[0])
 	if b[o]&iFirst == 0 {
-		return nil, fmt.Errorf("%s table: tag for key %q does not start with its first component", t.name, leafKey(b, o))
+		return nil, corrupt("%s table: tag for key %q does not start with its first component", t.name, leafKey(b, o))
 	}
 	key := append([]byte(nil), leafKey(b, o)...)
 	compressed := b[o]&iCompressed != 0
@@ -286,11 +300,11 @@ func (cur *cursor) readTag(max int) ([]byte, error) {
 		b = cur.blk[0]
 		o = itemAt(b, cur.c[0])
 		if !bytes.Equal(leafKey(b, o), key) || leafComp(b, o) != comp {
-			return nil, fmt.Errorf("%s table: tag for key %q: component %d missing", t.name, key, comp)
+			return nil, corrupt("%s table: tag for key %q: component %d missing", t.name, key, comp)
 		}
 		raw = append(raw, leafChunk(b, o)...)
 		if len(raw) > max {
-			return nil, fmt.Errorf("%s table: tag for key %q larger than %d bytes", t.name, key, max)
+			return nil, corrupt("%s table: tag for key %q larger than %d bytes", t.name, key, max)
 		}
 		if b[o]&iLast != 0 {
 			break
@@ -300,7 +314,7 @@ func (cur *cursor) readTag(max int) ([]byte, error) {
 			return nil, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("%s table: tag for key %q: table ends inside it", t.name, key)
+			return nil, corrupt("%s table: tag for key %q: table ends inside it", t.name, key)
 		}
 	}
 	if !compressed {
@@ -309,10 +323,10 @@ func (cur *cursor) readTag(max int) ([]byte, error) {
 	zr := flate.NewReader(bytes.NewReader(raw))
 	out, err := io.ReadAll(io.LimitReader(zr, int64(max)+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s table: tag for key %q: inflate: %v", t.name, key, err)
+		return nil, corrupt("%s table: tag for key %q: inflate: %v", t.name, key, err)
 	}
 	if len(out) > max {
-		return nil, fmt.Errorf("%s table: tag for key %q inflates past %d bytes", t.name, key, max)
+		return nil, corrupt("%s table: tag for key %q inflates past %d bytes", t.name, key, max)
 	}
 	return out, nil
 }
@@ -348,7 +362,7 @@ func (t *table) scan(from []byte, fn func(key, tag []byte) (bool, error)) error 
 		o := itemAt(b, cur.c[0])
 		if b[o]&iFirst == 0 {
 			// a continuation not preceded by its first component
-			return fmt.Errorf("%s table: orphan continuation of key %q", t.name, leafKey(b, o))
+			return corrupt("%s table: orphan continuation of key %q", t.name, leafKey(b, o))
 		}
 		key := append([]byte(nil), cur.key()...)
 		tag, err := cur.readTag(t.db.maxTag)
@@ -364,8 +378,6 @@ func (t *table) scan(from []byte, fn func(key, tag []byte) (bool, error)) error 
 		}
 	}
 }
-
-var errStop = errors.New("stop")
 
 // prev moves to the previous leaf item; false before the start.
 func (cur *cursor) prev() (bool, error) {
@@ -396,7 +408,11 @@ func (cur *cursor) prevAt(j int) (bool, error) {
 		}
 		if dirEnd(nb) == dirStart {
 			cur.valid = false
-			return false, fmt.Errorf("%s table: empty block at level %d", t.name, j)
+			return false, corrupt("%s table: empty block at level %d", t.name, j)
+		}
+		if err := cur.step(); err != nil {
+			cur.valid = false
+			return false, err
 		}
 		cur.blk[j], cur.c[j] = nb, dirEnd(nb)-2
 		return true, nil
@@ -424,11 +440,11 @@ func (cur *cursor) seekLE(key []byte) (exact, ok bool, err error) {
 			return exact, true, nil
 		}
 		if i > 1<<16 {
-			return false, false, fmt.Errorf("%s table: too many components", cur.t.name)
+			return false, false, corrupt("%s table: too many components", cur.t.name)
 		}
 		if ok, err := cur.prev(); !ok || err != nil {
 			if err == nil {
-				err = fmt.Errorf("%s table: continuation at the start of the table", cur.t.name)
+				err = corrupt("%s table: continuation at the start of the table", cur.t.name)
 			}
 			return false, false, err
 		}

@@ -213,15 +213,3 @@ func (db *DB) unserialiseStats(p []byte) error {
 // Stats returns the database statistics.
 func (db *DB) Stats() Stats { return db.stats }
 
-// wrap marks an error from a table walk as corruption (I/O errors stay as
-// they are).
-func wrapCorrupt(err error) error {
-	if err == nil || errors.Is(err, ErrCorrupt) {
-		return err
-	}
-	var pe interface{ Timeout() bool }
-	if errors.As(err, &pe) || errors.Is(err, io.ErrUnexpectedEOF) && false {
-		return err
-	}
-	return fmt.Errorf("%w: %v", ErrCorrupt, err)
-}

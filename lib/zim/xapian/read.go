@@ -265,7 +265,14 @@ func (db *DB) Positions(did uint32, term string) ([]uint32, error) {
 	if err != nil || !found {
 		return nil, db.fail(err)
 	}
-	ps, err := decodePositions(tag, db.maxTag)
+	// a term has at most wdf positions, and no wdf exceeds the bound the
+	// version header keeps; dense lists take no bits per position, so a
+	// damaged tag could otherwise claim millions.
+	limit := db.maxTag / 4
+	if w := int64(db.stats.WDFUpper); w < int64(limit) {
+		limit = int(w)
+	}
+	ps, err := decodePositions(tag, limit)
 	if err != nil {
 		return nil, corrupt("positions of %q in document %d: %v", term, did, err)
 	}
@@ -401,5 +408,6 @@ func (db *DB) AllTerms(prefix string, fn func(term string, tf uint32, cf uint64)
 	return db.fail(err)
 }
 
-// fail turns a table walk's error into one naming the database problem.
-func (db *DB) fail(err error) error { return wrapCorrupt(err) }
+// fail passes on a table walk's error: corruption already wraps
+// ErrCorrupt, I/O errors stay as they are.
+func (db *DB) fail(err error) error { return err }
