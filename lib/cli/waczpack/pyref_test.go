@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,6 +86,35 @@ func runIn(t *testing.T, dir, cmd string, args ...string) (string, string, bool)
 		t.Fatalf("%s: %v", cmd, err)
 	}
 	return so.String(), se.String(), err == nil
+}
+
+// cdxjIndexerRuns caches cdxj-indexer -p's output per file: two tests
+// compare with it, and each run starts a Python.
+var cdxjIndexerRuns struct {
+	sync.Mutex
+	m map[string][3]string
+}
+
+// cdxjIndexerRun runs cdxj-indexer -p on path (in its folder, so that the
+// filename field is its base name) and returns its stdout, stderr and
+// whether it exited 0.
+func cdxjIndexerRun(t *testing.T, indexer, path string) (string, string, bool) {
+	t.Helper()
+	cdxjIndexerRuns.Lock()
+	defer cdxjIndexerRuns.Unlock()
+	if r, ok := cdxjIndexerRuns.m[path]; ok {
+		return r[0], r[1], r[2] == "ok"
+	}
+	out, se, ok := runIn(t, filepath.Dir(path), indexer, "-p", filepath.Base(path))
+	if cdxjIndexerRuns.m == nil {
+		cdxjIndexerRuns.m = map[string][3]string{}
+	}
+	st := ""
+	if ok {
+		st = "ok"
+	}
+	cdxjIndexerRuns.m[path] = [3]string{out, se, st}
+	return out, se, ok
 }
 
 // kv is one field of a CDXJ line's JSON block, in order.
@@ -373,7 +403,7 @@ func TestIndexAgainstCdxjIndexer(t *testing.T) {
 			}
 			seen[fx.name] = true
 			ours, oursErr, code := run(t, nil, "index", fx.path)
-			theirs, theirsErr, ok := runIn(t, filepath.Dir(fx.path), indexer, "-p", filepath.Base(fx.path))
+			theirs, theirsErr, ok := cdxjIndexerRun(t, indexer, fx.path)
 			switch {
 			case want.oursErr == "" && code != 0:
 				t.Fatalf("waczpack index: exit %d: %s", code, oursErr)
@@ -514,7 +544,7 @@ func TestIndexCdxjIndexerFlag(t *testing.T) {
 			t.Errorf("%s: index --cdxj-indexer: exit %d: %s", fx.name, code, se)
 			continue
 		}
-		theirs, tse, ok := runIn(t, filepath.Dir(fx.path), indexer, "-p", filepath.Base(fx.path))
+		theirs, tse, ok := cdxjIndexerRun(t, indexer, fx.path)
 		if !ok {
 			t.Fatalf("%s: cdxj-indexer: %s", fx.name, lastLines(tse, 2))
 		}
