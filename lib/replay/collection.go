@@ -159,7 +159,7 @@ func Open(ctx context.Context, name, src string, opts Options) (*Collection, err
 	if len(warcs) == 0 {
 		return nil, fmt.Errorf("%s: no WARC, ARC, CDX, CDXJ or ZipNum index files in this folder", src)
 	}
-	w := &warcFolder{dir: src, cache: opts.CacheDir}
+	w := &warcFolder{dir: src, cache: opts.CacheDir, name: name}
 	if err := w.refresh(); err != nil {
 		return nil, err
 	}
@@ -395,6 +395,7 @@ var errStopRange = fmt.Errorf("stop")
 // change (names, sizes, times), checked at most once per query.
 type warcFolder struct {
 	dir, cache string
+	name       string
 	mu         sync.Mutex
 	stamp      string
 	idxDir     string
@@ -455,7 +456,7 @@ func (w *warcFolder) refresh() error {
 	var lines []string
 	for _, n := range names {
 		err := indexArchive(filepath.Join(w.dir, n), func(l []byte) error {
-			lines = append(lines, string(l))
+			lines = append(lines, strings.TrimRight(string(l), "\n"))
 			return nil
 		})
 		if err != nil {
@@ -496,6 +497,39 @@ func (w *warcFolder) load(q *query) (iterFunc, error) {
 		return nil, err
 	}
 	return (&dirSource{dir: w.idxDir}).load(q)
+}
+
+// top is the collection's source as pywb's warcserver answers for a
+// collection of its config: its captures get "source": "NAME" (or
+// "NAME:FILE" for a folder's FILE, "NAME:index.cdxj" for a folder of
+// WARC files) and "source-coll": "NAME".
+func (c *Collection) top() indexSource {
+	return &multiSource{kids: []namedSource{{c.Name, c.src}}}
+}
+
+// allSource merges every collection's captures as pywb's "$all"
+// collection does.
+type allSource struct{ colls []*Collection }
+
+func (a *allSource) load(q *query) (iterFunc, error) {
+	var its []iterFunc
+	for _, c := range a.colls {
+		it, err := c.top().load(q)
+		if err == errNotFound {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		its = append(its, it)
+	}
+	switch len(its) {
+	case 0:
+		return emptyIter, nil
+	case 1:
+		return its[0], nil
+	}
+	return pyMerge(its), nil
 }
 
 // indexArchive calls fn with the cdxj-indexer line of every capture of a

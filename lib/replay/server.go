@@ -89,17 +89,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // collection returns the index source of a name ("all": every one).
 func (s *Server) source(name string) (indexSource, bool) {
 	if name == "all" {
-		var kids []namedSource
+		a := &allSource{}
 		for _, n := range s.names {
-			kids = append(kids, namedSource{n, s.colls[n].src})
+			a.colls = append(a.colls, s.colls[n])
 		}
-		return &multiSource{kids: kids}, true
+		return a, true
 	}
 	c, ok := s.colls[name]
 	if !ok {
 		return nil, false
 	}
-	return &multiSource{kids: []namedSource{{name, c.src}}}, true
+	return c.top(), true
 }
 
 // jsonError answers as pywb's warcserver does: {"message": ...}.

@@ -129,7 +129,7 @@ func (s *dirSource) load(q *query) (iterFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return aggregate(kids, q, func(name string) string { return strings.SplitN(name, string(os.PathSeparator), 2)[0] })
+	return aggregate(kids, q, func(name string) string { return strings.SplitN(name, "/", 2)[0] })
 }
 
 // namedSource is a source under the name an aggregator gives it.
