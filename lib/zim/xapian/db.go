@@ -212,4 +212,3 @@ func (db *DB) unserialiseStats(p []byte) error {
 
 // Stats returns the database statistics.
 func (db *DB) Stats() Stats { return db.stats }
-
