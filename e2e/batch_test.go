@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -444,5 +446,96 @@ func TestBatchCheck(t *testing.T) {
 	}
 	if _, se, code := run(t, wp, nil, "check", "-o", filepath.Join(dir, "x.txt"), names[0]); code != 2 {
 		t.Errorf("check -o without --inputs: exit %d, want 2: %s", code, se)
+	}
+}
+
+// TestBatchHTCache: `htcache export --inputs LIST -o TEMPLATE` over three
+// copies of the garden mirror (named as a folder, a folder with a slash,
+// a cache file) and a folder with no cache: two shards, run twice, give
+// the same bytes both times; each WARC holds the records `htcache export
+// DIR` writes, field for field and byte for byte, but for the warcinfo
+// record's WARC-Date and ID (dated when the crawl was launched rather
+// than when written) and the WARC-Warcinfo-ID naming it; the folder with
+// no cache is a bad input (65); a rerun with --skip-existing writes
+// nothing.
+func TestBatchHTCache(t *testing.T) {
+	garden := filepath.Join(repoRoot(), "..", "shared", "fixtures", "htcache", "garden")
+	if _, err := os.Stat(filepath.Join(garden, "hts-cache", "new.zip")); err != nil {
+		t.Skipf("garden fixture: %v", err)
+	}
+	dir := t.TempDir()
+	for _, s := range []string{"site-a", "site-b", "site-c"} {
+		if out, err := exec.Command("cp", "-r", garden, filepath.Join(dir, s)).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v %s", err, out)
+		}
+	}
+	os.Mkdir(filepath.Join(dir, "empty"), 0o755)
+	list := strings.Join([]string{filepath.Join(dir, "site-a"), filepath.Join(dir, "site-b") + "/",
+		filepath.Join(dir, "site-c/hts-cache/new.zip"), filepath.Join(dir, "empty")}, "\n") + "\n"
+	ht := bin(t, "htcache")
+	runs := [2]map[string][]byte{}
+	for k := range runs {
+		out := filepath.Join(dir, fmt.Sprintf("out%d", k))
+		for i := 0; i < 2; i++ {
+			_, se, code := run(t, ht, []byte(list), "export", "--inputs", "-", "--shard-count", "2", "--shard-index", strconv.Itoa(i), "-q", "-o", filepath.Join(out, "{index}-{stem}.warc.gz"))
+			if want := []int{0, 65}[i]; code != want {
+				t.Fatalf("run %d, shard %d: exit %d, want %d: %s", k, i, code, want, se)
+			}
+		}
+		runs[k] = map[string][]byte{}
+		for _, n := range []string{"00000-site-a", "00001-site-b", "00002-new"} {
+			b, err := os.ReadFile(filepath.Join(out, n+".warc.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs[k][n] = b
+		}
+		if k == 0 {
+			time.Sleep(1100 * time.Millisecond) // a second later: a date taken from the clock would differ
+		}
+	}
+	inputs := strings.Split(strings.TrimSpace(list), "\n")
+	for k, n := range []string{"00000-site-a", "00001-site-b", "00002-new"} {
+		single := filepath.Join(dir, n+".warc.gz")
+		if _, se, code := run(t, ht, nil, "export", "-q", "-o", single, inputs[k]); code != 0 {
+			t.Fatalf("htcache export %s: exit %d: %s", inputs[k], code, se)
+		}
+		sb, _ := os.ReadFile(single)
+		want := readWARC(t, sb)
+		b := runs[0][n]
+		if !bytes.Equal(b, runs[1][n]) {
+			t.Errorf("%s: the second run wrote other bytes", n)
+		}
+		got := readWARC(t, b)
+		if len(got) != len(want) || len(got) < 2 {
+			t.Fatalf("%s: %d records, htcache export DIR writes %d", n, len(got), len(want))
+		}
+		if got[0].rec.Header.Get("WARC-Date") == want[0].rec.Header.Get("WARC-Date") {
+			t.Errorf("%s: the warcinfo is dated as when written", n)
+		}
+		for i := range got {
+			g, w := slices.Clone(got[i].rec.Header), slices.Clone(want[i].rec.Header)
+			fields := []string{"WARC-Warcinfo-ID"}
+			if i == 0 {
+				fields = []string{"WARC-Record-ID", "WARC-Date"}
+			}
+			for _, f := range fields {
+				if g.Get(f) == "" {
+					t.Errorf("%s: record %d has no %s", n, i, f)
+				}
+				g.Del(f)
+				w.Del(f)
+			}
+			if !reflect.DeepEqual(g, w) || !bytes.Equal(got[i].body, want[i].body) {
+				t.Errorf("%s: record %d differs from htcache export DIR's:\n%v\n%v", n, i, g, w)
+			}
+			if i > 0 && got[i].rec.Header.Get("WARC-Warcinfo-ID") != got[0].rec.Header.Get("WARC-Record-ID") {
+				t.Errorf("%s: record %d names warcinfo %s", n, i, got[i].rec.Header.Get("WARC-Warcinfo-ID"))
+			}
+		}
+	}
+	out, se, code := run(t, ht, []byte(list), "export", "--inputs", "-", "--shard-count", "2", "--shard-index", "0", "-q", "-o", filepath.Join(dir, "out0", "{index}-{stem}.warc.gz"), "--skip-existing", "--emit", "jsonl")
+	if code != 0 || strings.Count(string(out), `"status":"skipped"`) != 2 {
+		t.Errorf("rerun with --skip-existing: exit %d: %s %s", code, out, se)
 	}
 }

@@ -24,15 +24,18 @@ func exportCommand() *cli.Command {
 		Usage: "export the cache as WARC 1.1 (gzip per record; a warcinfo record naming the HTTrack version and command line, " +
 			"then one response record per entry) or ARC v1",
 		ArgsUsage: "DIR|ZIP",
-		Flags: []cli.Flag{flagOut, flagQuiet, flagStrict, flagTZ,
+		Flags: exportFlags([]cli.Flag{flagOut, flagQuiet, flagStrict, flagTZ,
 			&cli.StringFlag{Name: "format", Value: "warc", Usage: "warc or arc"},
 			&cli.StringFlag{Name: "spool-max", Value: "4GiB", Usage: "largest body to take; bodies over 1 MiB are spooled to an unnamed temporary file in $TMPDIR, and a larger one stops the export with an error (`SIZE`: digits with K, M, G or T)"},
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print a summary on stderr"}},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print a summary on stderr"}}),
 		Action: cmdExport,
 	}
 }
 
 func cmdExport(c *cli.Context) error {
+	if ok, err := batchExport(c); ok {
+		return err
+	}
 	format := strings.ToLower(c.String("format"))
 	if format != "warc" && format != "arc" {
 		return cliutil.Usagef("--format: want warc or arc, got %q", c.String("format"))

@@ -137,6 +137,17 @@ type Job struct {
 	Version string
 	// Create opens an output (cliutil.CreateOutput when nil).
 	Create func(name string) (cliutil.Output, error)
+	// Stat, when set, pins an input in place of Store.Stat: for a tool
+	// whose inputs are folders, the file that holds their data.
+	Stat func(ctx context.Context, name string) (store.Info, error)
+}
+
+// stat pins an input.
+func (j *Job) stat(ctx context.Context, name string) (store.Info, error) {
+	if j.Stat != nil {
+		return j.Stat(ctx, name)
+	}
+	return j.Store.Stat(ctx, name)
 }
 
 // Result is what a task reports of one input (a --emit jsonl line).
@@ -402,7 +413,7 @@ func (j *Job) one(ctx context.Context, in Input, out string, fn Func) (Result, e
 	start := now()
 	res := Result{Input: in.Name, Output: out}
 	seconds := func() float64 { return float64(now().Sub(start).Microseconds()) / 1e6 }
-	info, err := j.Store.Stat(ctx, in.Name)
+	info, err := j.stat(ctx, in.Name)
 	if err != nil {
 		res.Seconds = seconds()
 		return res, err
@@ -436,7 +447,7 @@ func (j *Job) one(ctx context.Context, in Input, out string, fn Func) (Result, e
 	case t.readErr != nil:
 		// the input could not be read: whatever the tool said of it
 		err = t.readErr
-	case err != nil && !t.opened && store.IsRemote(in.Name) && Classify(err, in.Name) == Bad:
+	case err != nil && !t.opened && j.Stat == nil && store.IsRemote(in.Name) && Classify(err, in.Name) == Bad:
 		// a tool that opens its input itself: before calling the input
 		// bad, make sure that it reads whole now
 		if rerr := j.reread(ctx, in.Name, info.Size); rerr != nil {
@@ -537,7 +548,7 @@ func (j *Job) finished(ctx context.Context, in Input, info store.Info, out strin
 // (with the error) so that --skip-existing skips it.
 func (j *Job) record(ctx context.Context, in Input, res Result) error {
 	m := j.marker(in, store.Info{Size: in.Size, ETag: in.ETag}, res)
-	if info, err := j.Store.Stat(ctx, in.Name); err == nil {
+	if info, err := j.stat(ctx, in.Name); err == nil {
 		m.InputSize, m.InputETag = info.Size, Pin(info)
 	}
 	if err := j.put(ctx, Beside(res.Output, "_errors"), m); err != nil {
@@ -615,7 +626,7 @@ func (o *output) Commit() error {
 		o.Output.Abort()
 		return err
 	}
-	info, err := o.t.job.Store.Stat(o.t.ctx, o.t.Input.Name)
+	info, err := o.t.job.stat(o.t.ctx, o.t.Input.Name)
 	if err != nil {
 		o.Output.Abort()
 		return err
