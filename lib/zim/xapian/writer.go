@@ -70,6 +70,10 @@ type WriterOptions struct {
 	// UUID of the database; zero means one derived from the content, so
 	// the same documents give the same bytes.
 	UUID [16]byte
+	// NoTermList leaves the termlist table empty, as libzim's indexes
+	// are (it opens its databases with Xapian::DB_NO_TERMLIST): smaller,
+	// and searching needs no term lists.
+	NoTermList bool
 }
 
 // Writer builds a single-file glass database in memory and writes it
@@ -143,7 +147,9 @@ func (w *Writer) Add(d *Document) (uint32, error) {
 	}
 	w.doclens = append(w.doclens, uint32(doclen))
 	w.total += doclen
-	w.termlist = append(w.termlist, kv{packUintSort(nil, uint64(did)), termlistTag(uint32(doclen), terms, d.terms)})
+	if !w.opt.NoTermList {
+		w.termlist = append(w.termlist, kv{packUintSort(nil, uint64(did)), termlistTag(uint32(doclen), terms, d.terms)})
+	}
 	if len(d.data) > 0 {
 		w.docdata = append(w.docdata, kv{packUintSort(nil, uint64(did)), d.data})
 	}
@@ -161,7 +167,9 @@ func (w *Writer) Add(d *Document) (uint32, error) {
 			w.values[s] = append(w.values[s], valueAt{did, d.values[s]})
 		}
 		// the slots a document uses: key docid + NUL in the termlist table
-		w.termlist = append(w.termlist, kv{append(packUintSort(nil, uint64(did)), 0), used})
+		if !w.opt.NoTermList {
+			w.termlist = append(w.termlist, kv{append(packUintSort(nil, uint64(did)), 0), used})
+		}
 	}
 	return did, nil
 }

@@ -2,9 +2,11 @@ package xapian
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -147,5 +149,123 @@ func TestWriteDeterministic(t *testing.T) {
 	randomWriter(t, 200, 3, 8192).WriteTo(&b)
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Error("two writes of the same documents differ")
+	}
+}
+
+// TestWriteLibzimShape writes the two databases libzim puts in a ZIM, as
+// its writer makes them (xapianIndexer.cpp, xapianWorker.cpp): no term
+// lists (DB_NO_TERMLIST); the full-text one without positions, data
+// "C/<path>", values title (0) and word count (1, decimal), metadata
+// valuesmap/kind/data/language/stopwords; the title one with positions
+// and the anchor term "0posanchor" at position 1. xapian-check passes and
+// Xapian reads back the same postings, data, values and positions.
+func TestWriteLibzimShape(t *testing.T) {
+	pages := []struct{ path, title, body string }{
+		{"index.html", "Garden roses", "gardening with roses in the garden"},
+		{"café.html", "Café", "un café au lait en été"},
+		{"dog.html", "Lazy dog", "the quick brown fox jumps over the lazy dog"},
+	}
+	full, _ := NewWriter(WriterOptions{NoTermList: true})
+	title, _ := NewWriter(WriterOptions{NoTermList: true})
+	for _, p := range pages {
+		d := NewDocument()
+		words := bytes.Fields([]byte(p.body))
+		for _, w := range words {
+			d.AddTerm(string(w), 1)
+		}
+		d.SetData([]byte("C/" + p.path))
+		d.AddValue(0, []byte(p.title))
+		d.AddValue(1, []byte(fmt.Sprint(len(words))))
+		if _, err := full.Add(d); err != nil {
+			t.Fatal(err)
+		}
+		td := NewDocument()
+		td.AddPosting("0posanchor", 1, 1)
+		for i, w := range bytes.Fields(bytes.ToLower([]byte(p.title))) {
+			td.AddPosting(string(w), uint32(i+2), 1)
+		}
+		td.SetData([]byte("C/" + p.path))
+		td.AddValue(0, []byte(p.title))
+		td.AddValue(1, []byte(p.path))
+		if _, err := title.Add(td); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full.SetMetadata("valuesmap", []byte("title:0;wordcount:1;geo.position:2"))
+	full.SetMetadata("kind", []byte("fulltext"))
+	title.SetMetadata("valuesmap", []byte("title:0;targetPath:1"))
+	title.SetMetadata("kind", []byte("title"))
+	for _, w := range []*Writer{full, title} {
+		w.SetMetadata("data", []byte("fullPath"))
+		w.SetMetadata("language", []byte("eng"))
+	}
+	for name, w := range map[string]*Writer{"fulltext": full, "title": title} {
+		t.Run(name, func(t *testing.T) {
+			p := writeDB(t, w)
+			out := xapianCheck(t, p)
+			if !bytes.Contains([]byte(out), []byte("termlist:\nblocksize=8K items=0")) {
+				t.Errorf("termlist table not empty:\n%s", out)
+			}
+			compareWithPy(t, p)
+		})
+	}
+}
+
+// TestWriteSearchedByXapian: Xapian's matcher (Enquire, QueryParser)
+// searches a database arcport wrote: a term finds exactly the documents
+// of its posting list, a phrase finds only the document where the words
+// are adjacent (positions), a word in no document finds nothing.
+func TestWriteSearchedByXapian(t *testing.T) {
+	w, _ := NewWriter(WriterOptions{})
+	texts := []string{"the quick brown fox", "brown quick dogs", "a quick brown dog", "nothing here"}
+	for _, text := range texts {
+		d := NewDocument()
+		for i, word := range bytes.Fields([]byte(text)) {
+			d.AddPosting(string(word), uint32(i+1), 1)
+		}
+		d.SetData([]byte(text))
+		w.Add(d)
+	}
+	big := randomWriter(t, 2000, 9, 8192)
+	p := writeDB(t, w)
+	pbig := writeDB(t, big)
+	py := needPyXapian(t)
+	run := func(db string, qs ...string) map[string][]uint32 {
+		out, err := exec.Command(py, append([]string{"testdata/xapquery.py", db}, qs...)...).Output()
+		if err != nil {
+			t.Fatalf("xapquery.py: %v", err)
+		}
+		res := map[string][]uint32{}
+		for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+			var r struct {
+				Query  string   `json:"query"`
+				DocIDs []uint32 `json:"docids"`
+			}
+			if err := json.Unmarshal(line, &r); err != nil {
+				t.Fatal(err)
+			}
+			res[r.Query] = r.DocIDs
+		}
+		return res
+	}
+	res := run(p, "quick", `"quick brown"`, `"brown quick"`, "zebra")
+	sorted := func(v []uint32) []uint32 { v = slices.Clone(v); slices.Sort(v); return v }
+	for q, want := range map[string][]uint32{"quick": {1, 2, 3}, `"quick brown"`: {1, 3}, `"brown quick"`: {2}, "zebra": nil} {
+		if got := sorted(res[q]); !slices.Equal(got, want) {
+			t.Errorf("Xapian query %s on arcport's database: %v, want %v", q, got, want)
+		}
+	}
+	db := openFile(t, pbig)
+	qs := []string{"garden", "w17", "dense", "rose"}
+	res = run(pbig, qs...)
+	for _, q := range qs {
+		ps, _ := db.Postings(q)
+		var want []uint32
+		for _, p := range ps {
+			want = append(want, p.DocID)
+		}
+		if got := sorted(res[q]); len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("Xapian query %s: %d documents, posting list has %d", q, len(got), len(want))
+		}
 	}
 }
