@@ -20,6 +20,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/arcport/arcport/lib/httpmsg"
+	"github.com/arcport/arcport/lib/internal/syserr"
 	"github.com/arcport/arcport/lib/record"
 )
 
@@ -419,7 +420,7 @@ func (f *fetcher) netErr(ctx context.Context, err error, wc *wconn, maybeStale b
 		return ctx.Err()
 	}
 	if maybeStale && wc.uses > 1 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, httpmsg.ErrNotHTTP)) {
+		syserr.ConnReset(err) || syserr.BrokenPipe(err) || errors.Is(err, httpmsg.ErrNotHTTP)) {
 		return fmt.Errorf("%w: %v", errStale, err)
 	}
 	if errors.Is(err, httpmsg.ErrNotHTTP) && wc.cr.n == 0 {

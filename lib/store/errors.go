@@ -11,11 +11,12 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/arcport/arcport/lib/internal/syserr"
 )
 
 // Kinds of failure, for errors.Is on the errors of this package.
@@ -245,8 +246,8 @@ func retryable(err error) bool {
 		return false
 	}
 	if errors.Is(err, errStalled) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		errors.Is(err, context.DeadlineExceeded) || syserr.ConnRefused(err) ||
+		syserr.ConnReset(err) || syserr.BrokenPipe(err) {
 		return true
 	}
 	// (not every net.Error: *url.Error is one, whatever its cause, a

@@ -1,0 +1,11 @@
+//go:build unix
+
+package syserr
+
+import "syscall"
+
+var (
+	connReset   = []error{syscall.ECONNRESET}
+	connRefused = []error{syscall.ECONNREFUSED}
+	brokenPipe  = []error{syscall.EPIPE}
+)

@@ -1,0 +1,13 @@
+package syserr
+
+import (
+	"syscall"
+
+	"golang.org/x/sys/windows"
+)
+
+var (
+	connReset   = []error{windows.WSAECONNRESET, windows.WSAECONNABORTED, syscall.ECONNRESET}
+	connRefused = []error{windows.WSAECONNREFUSED, syscall.ECONNREFUSED}
+	brokenPipe  = []error{windows.ERROR_BROKEN_PIPE, windows.ERROR_NO_DATA, windows.WSAESHUTDOWN, syscall.EPIPE}
+)
