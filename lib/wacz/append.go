@@ -392,10 +392,9 @@ func (a *Appender) writeJournal(size int64) error {
 		err = jf.Sync()
 	}
 	if err == nil {
-		err = os.Rename(tmp, a.journal)
-	}
-	if err == nil {
-		err = syncDir(a.journal)
+		// on disk before the WACZ is touched (MOVEFILE_WRITE_THROUGH on
+		// Windows, where a folder cannot be fsynced)
+		err = sysfile.RenameDurable(tmp, a.journal)
 	}
 	if err != nil {
 		jf.Close()

@@ -14,6 +14,9 @@
 //     however the process ends (created and unlinked at once on Unix;
 //     FILE_FLAG_DELETE_ON_CLOSE on Windows, where an open file keeps its
 //     name).
+//   - RenameDurable: a rename that is on disk when it returns (rename and
+//     fsync of the folder on Unix, MoveFileEx with MOVEFILE_WRITE_THROUGH
+//     on Windows).
 //   - FileID: a number naming the file itself (the inode number on Unix,
 //     the volume file index on Windows), so that a file replaced under the
 //     same name is told apart.

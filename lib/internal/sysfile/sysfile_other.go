@@ -2,7 +2,10 @@
 
 package sysfile
 
-import "os"
+import (
+	"os"
+	"path/filepath"
+)
 
 // OpenFile is os.OpenFile.
 func OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
@@ -28,4 +31,13 @@ func CreateDeleteOnClose(dir, pattern string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// RenameDurable renames oldpath to newpath, replacing it, and makes the
+// rename durable (os.Rename, then SyncDir of newpath's folder).
+func RenameDurable(oldpath, newpath string) error {
+	if err := os.Rename(oldpath, newpath); err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(newpath))
 }

@@ -53,11 +53,8 @@ func TestOpenFileRenameRemove(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := filepath.Join(dir, "j")
-	if err := os.Rename(p, q); err != nil {
+	if err := RenameDurable(p, q); err != nil {
 		t.Fatalf("rename while open: %v", err)
-	}
-	if err := SyncDir(dir); err != nil {
-		t.Fatal(err)
 	}
 	r, err := OpenFile(q, os.O_RDONLY, 0)
 	if err != nil {

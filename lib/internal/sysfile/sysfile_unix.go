@@ -4,6 +4,7 @@ package sysfile
 
 import (
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -49,4 +50,13 @@ func CreateDeleteOnClose(dir, pattern string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// RenameDurable renames oldpath to newpath, replacing it, and makes the
+// rename durable (os.Rename, then SyncDir of newpath's folder).
+func RenameDurable(oldpath, newpath string) error {
+	if err := os.Rename(oldpath, newpath); err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(newpath))
 }

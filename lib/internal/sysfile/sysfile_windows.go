@@ -129,3 +129,21 @@ func CreateDeleteOnClose(dir, pattern string) (*os.File, error) {
 		return os.NewFile(uintptr(h), name), nil
 	}
 }
+
+// RenameDurable renames oldpath to newpath, replacing it, and returns once
+// the rename is on disk (MoveFileEx with MOVEFILE_WRITE_THROUGH): what
+// os.Rename followed by SyncDir does on Unix.
+func RenameDurable(oldpath, newpath string) error {
+	from, err := windows.UTF16PtrFromString(oldpath)
+	if err != nil {
+		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
+	}
+	to, err := windows.UTF16PtrFromString(newpath)
+	if err != nil {
+		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
+	}
+	if err := windows.MoveFileEx(from, to, windows.MOVEFILE_REPLACE_EXISTING|windows.MOVEFILE_WRITE_THROUGH); err != nil {
+		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
+	}
+	return nil
+}
