@@ -172,16 +172,63 @@ func (db *DB) Postings(term string) ([]Posting, error) {
 }
 
 // DocLength returns the length of document did, ok=false when there is no
-// such document.
+// such document. It reads only the doclen chunk that holds did.
 func (db *DB) DocLength(did uint32) (n uint32, ok bool, err error) {
-	err = db.ScanPostings("", func(p Posting) bool {
+	t := &db.tables[tPostlist]
+	cur := cursor{t: t}
+	_, found, err := cur.seekLE(postlistKey("", did, false))
+	if err != nil || !found {
+		return 0, false, err
+	}
+	key := cur.key()
+	if !bytes.HasPrefix(key, []byte{0, 0xe0}) {
+		return 0, false, nil
+	}
+	tag, err := cur.readTag(db.maxTag)
+	if err != nil {
+		return 0, false, err
+	}
+	var first uint32
+	p := tag
+	if len(key) == 2 { // the first chunk: dummy tf and cf, first docid - 1
+		var d0 uint32
+		var ok1, ok2, ok3 bool
+		_, p, ok1 = unpackUint(p)
+		if ok1 {
+			_, p, ok2 = unpackUint(p)
+		}
+		if ok2 {
+			d0, p, ok3 = unpackUint32(p)
+		}
+		if !ok3 || d0 == 0xffffffff {
+			return 0, false, corrupt("doclen list: bad first chunk header")
+		}
+		first = d0 + 1
+	} else {
+		d, r, ok := unpackUintSort(key[2:])
+		if !ok || len(r) != 0 || d > 0xffffffff {
+			return 0, false, corrupt("doclen list: bad chunk key %q", key)
+		}
+		first = uint32(d)
+	}
+	last, _, rest, err := chunkHeader(p, first)
+	if err != nil {
+		return 0, false, corrupt("doclen list: chunk at docid %d: %v", first, err)
+	}
+	if did < first || did > last {
+		return 0, false, nil
+	}
+	_, err = walkChunk(rest, first, last, func(p Posting) bool {
 		if p.DocID >= did {
 			n, ok = p.WDF, p.DocID == did
 			return false
 		}
 		return true
 	})
-	return n, ok, err
+	if err != nil {
+		return 0, false, corrupt("doclen list: chunk at docid %d: %v", first, err)
+	}
+	return n, ok, nil
 }
 
 // DocData returns the data of document did (empty for a document with

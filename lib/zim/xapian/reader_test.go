@@ -81,6 +81,12 @@ func compareWithPy(t *testing.T, path string) {
 		if !ok || w.DocLen != p.WDF {
 			t.Errorf("doclen of %d: %d, Xapian %d (present %v)", p.DocID, p.WDF, w.DocLen, ok)
 		}
+		if n, ok, err := db.DocLength(p.DocID); err != nil || !ok || n != p.WDF {
+			t.Errorf("DocLength(%d) = %d %v %v, doclen list says %d", p.DocID, n, ok, err, p.WDF)
+		}
+	}
+	if _, ok, err := db.DocLength(st.LastDocID + 1); ok || err != nil {
+		t.Errorf("DocLength(last+1) = %v %v", ok, err)
 	}
 	for k, w := range want.Docs {
 		did64, _ := strconv.ParseUint(k, 10, 32)

@@ -87,7 +87,11 @@ func randomWriter(t *testing.T, n int, seed int64, bs int) *Writer {
 		}
 		data := fmt.Sprintf("C/page%d.html", i)
 		if i%40 == 5 {
-			data += string(bytes.Repeat([]byte{byte('a' + i%26)}, r.Intn(30000)))
+			long := make([]byte, r.Intn(30000))
+			for k := range long {
+				long[k] = byte('a' + r.Intn(26))
+			}
+			data += string(long)
 		}
 		if i%97 == 1 {
 			data = ""
@@ -267,5 +271,60 @@ func TestWriteSearchedByXapian(t *testing.T) {
 		if got := sorted(res[q]); len(want) == 0 || !slices.Equal(got, want) {
 			t.Errorf("Xapian query %s: %d documents, posting list has %d", q, len(got), len(want))
 		}
+	}
+}
+
+// itemFlags counts a table's leaf items that are compressed and that are
+// continuation components (a tag split over several items).
+func itemFlags(t *testing.T, db *DB, tab int) (compressed, continuations int) {
+	t.Helper()
+	cur := cursor{t: &db.tables[tab]}
+	if _, err := cur.seek(nil); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ok, err := cur.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return
+		}
+		b := cur.blk[0]
+		o := itemAt(b, cur.c[0])
+		if b[o]&iCompressed != 0 {
+			compressed++
+		}
+		if b[o]&iFirst == 0 {
+			continuations++
+		}
+	}
+}
+
+// TestWriteTagShapes: the random databases do exercise compressed tags
+// (docdata, termlist) and tags split into several components.
+func TestWriteTagShapes(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := randomWriter(t, 1500, 1500, 2048).WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, dm := itemFlags(t, db, tDocdata)
+	tc, _ := itemFlags(t, db, tTermlist)
+	_, pm := itemFlags(t, db, tPostlist)
+	if dc == 0 || tc == 0 || dm == 0 || pm == 0 {
+		t.Errorf("docdata: %d compressed, %d continuations; termlist: %d compressed; postlist: %d continuations (want all > 0)", dc, dm, tc, pm)
+	}
+	// and arcport's reader reads its own output without any peer
+	ps, err := db.Postings("dense")
+	if err != nil || len(ps) != 167 {
+		t.Errorf("Postings(dense): %d %v", len(ps), err)
+	}
+	pos, err := db.Positions(1, "dense")
+	if err != nil || len(pos) != 300 || pos[299] != 599 {
+		t.Errorf("Positions(1, dense): %d %v", len(pos), err)
 	}
 }
