@@ -305,3 +305,17 @@ func pyStrOrNone(c *cdxObj, k string) string {
 	}
 	return "None"
 }
+
+// HTTPServer returns an http.Server for s with the limits a public server
+// needs: 10 s to read a request's head, heads up to 2 MiB (a 1 MB query
+// string is answered, not refused), idle connections closed after 2
+// minutes.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    2 << 20,
+		ErrorLog:          s.Log,
+	}
+}

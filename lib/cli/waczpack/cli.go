@@ -180,6 +180,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				Action: func(c *cli.Context) error { return get(c, stdout) },
 			},
 			lookupCommand(stdout),
+			serveCommand(stderr),
 			extractCommand(stdout),
 			mergeCommand(stderr),
 			addCommand(stderr),

@@ -1,0 +1,135 @@
+package waczpack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/replay"
+	"github.com/arcport/arcport/lib/store"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	// waczpack serve, its flags that take a value (for Reorder)
+	commands["serve"] = true
+	for _, f := range []string{"listen", "collection", "cache-dir"} {
+		valueFlags[f] = true
+	}
+}
+
+// namedSources collects repeated --collection NAME=SRC values (commas are
+// kept: a SRC may hold one).
+type namedSources []string
+
+func (n *namedSources) Set(v string) error { *n = append(*n, v); return nil }
+func (n *namedSources) String() string     { return strings.Join(*n, " ") }
+
+// serveShutdown bounds the wait for requests in flight after SIGINT or
+// SIGTERM.
+const serveShutdown = 10 * time.Second
+
+// serveCommand is `waczpack serve [--listen ADDR] [--collection NAME=SRC] SRC...`.
+func serveCommand(stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "serve",
+		Usage:     "serve archives over HTTP: pywb's CDX server API at /COLL/cdx, captures at /COLL/TSid_/URL (see docs/waczpack.md#serve)",
+		ArgsUsage: "SRC ...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8080", Usage: "listen on `ADDR` (host:port; port 0 picks a free one)"},
+			&cli.GenericFlag{Name: "collection", Value: &namedSources{}, Usage: "serve `NAME=SRC` as collection NAME (repeatable)"},
+			&cli.StringFlag{Name: "cache-dir", Usage: "keep the indexes made for folders of WARC/ARC files in `DIR` (default: the user cache folder's arcport/serve)"},
+			&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "print nothing but errors on stderr"},
+		},
+		Action: func(c *cli.Context) error { return serve(c, stderr) },
+	}
+}
+
+func serve(c *cli.Context, stderr io.Writer) error {
+	type named struct{ name, src string }
+	var srcs []named
+	for _, v := range *c.Generic("collection").(*namedSources) {
+		name, src, ok := strings.Cut(v, "=")
+		if !ok || name == "" || src == "" {
+			return cliutil.Usagef("--collection %q: want NAME=SRC", v)
+		}
+		srcs = append(srcs, named{name, src})
+	}
+	for _, src := range c.Args().Slice() {
+		srcs = append(srcs, named{replay.NameOf(src), src})
+	}
+	if len(srcs) == 0 {
+		return cliutil.Usagef("serve needs at least one SRC (a .wacz, a ZipNum .idx, a .cdx/.cdxj, or a folder)")
+	}
+	seen := map[string]string{}
+	for _, s := range srcs {
+		if !replay.ValidName(s.name) {
+			return cliutil.Usagef("%q: not a collection name (letters, digits, '-', '_', '.'; not all, healthz or static): use --collection NAME=%s", s.name, store.Redact(s.src))
+		}
+		if prev, dup := seen[s.name]; dup {
+			return cliutil.Usagef("two sources named %q (%s and %s): use --collection NAME=SRC", s.name, store.Redact(prev), store.Redact(s.src))
+		}
+		seen[s.name] = s.src
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var colls []*replay.Collection
+	defer func() {
+		for _, coll := range colls {
+			coll.Close()
+		}
+	}()
+	for _, s := range srcs {
+		coll, err := replay.Open(ctx, s.name, s.src, replay.Options{CacheDir: c.String("cache-dir")})
+		if err != nil {
+			return err
+		}
+		colls = append(colls, coll)
+	}
+	srv, err := replay.NewServer(colls...)
+	if err != nil {
+		return cliutil.Usagef("%v", err)
+	}
+	srv.Log = log.New(stderr, "waczpack serve: ", 0)
+	ln, err := net.Listen("tcp", c.String("listen"))
+	if err != nil {
+		return fmt.Errorf("--listen %s: %v", c.String("listen"), err)
+	}
+	hs := srv.HTTPServer()
+	if !c.Bool("q") {
+		fmt.Fprintf(stderr, "serving %d collection(s) on http://%s/\n", len(colls), ln.Addr())
+		for _, coll := range colls {
+			fmt.Fprintf(stderr, "  /%s/\t%s %s\n", coll.Name, coll.Kind, store.Redact(coll.Source))
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), serveShutdown)
+	defer cancel()
+	err = hs.Shutdown(sctx)
+	if e := <-done; !errors.Is(e, http.ErrServerClosed) && err == nil {
+		err = e
+	}
+	if err != nil {
+		return fmt.Errorf("shutting down: %v", err)
+	}
+	if !c.Bool("q") {
+		fmt.Fprintln(stderr, "stopped")
+	}
+	return nil
+}
