@@ -539,3 +539,53 @@ func TestBatchHTCache(t *testing.T) {
 		t.Errorf("rerun with --skip-existing: exit %d: %s %s", code, out, se)
 	}
 }
+
+// TestBatchZimWarc: `zimdump warc --inputs LIST -o TEMPLATE` over every
+// ZIM of testdata in 3 shards writes for each good archive what `zimdump
+// warc -o FILE ARCHIVE` writes, byte for byte; a damaged one gets no
+// output and its shard exits 65.
+func TestBatchZimWarc(t *testing.T) {
+	var names []string
+	filepath.Walk(filepath.Join(repoRoot(), "testdata/zim"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && strings.HasSuffix(p, ".zim") {
+			names = append(names, p)
+		}
+		return nil
+	})
+	if len(names) < 6 {
+		t.Fatalf("%d ZIM samples", len(names))
+	}
+	dir := t.TempDir()
+	listFile := filepath.Join(dir, "zims.txt")
+	os.WriteFile(listFile, []byte(strings.Join(names, "\n")+"\n"), 0o644)
+	zd := bin(t, "zimdump")
+	tmpl := filepath.Join(dir, "out", "{index}-{stem}.warc.gz")
+	for i := 0; i < 3; i++ {
+		if _, se, code := run(t, zd, nil, "warc", "--inputs", listFile, "--shard-count", "3", "--shard-index", strconv.Itoa(i), "-o", tmpl); code != 0 && code != 65 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, se)
+		}
+	}
+	good := 0
+	for k, n := range names {
+		one := filepath.Join(dir, "one.warc.gz")
+		os.Remove(one)
+		_, _, code := run(t, zd, nil, "warc", "-o", one, n)
+		want, _ := os.ReadFile(one)
+		got, err := os.ReadFile(filepath.Join(dir, "out", fmt.Sprintf("%05d-%s.warc.gz", k, strings.TrimSuffix(filepath.Base(n), ".zim"))))
+		switch {
+		case code != 0 && err == nil:
+			t.Errorf("%s: damaged (zimdump warc exit %d), yet a batch output", filepath.Base(n), code)
+		case code == 0 && (err != nil || !bytes.Equal(got, want)):
+			t.Errorf("%s: batch output differs from zimdump warc -o's (%v)", filepath.Base(n), err)
+		case code == 0:
+			good++
+		}
+	}
+	if good == 0 || good == len(names) {
+		t.Errorf("%d of %d archives converted: want some, not all", good, len(names))
+	}
+	t.Logf("%d ZIMs: %d written as zimdump warc -o writes them, %d damaged", len(names), good, len(names)-good)
+	if _, se, code := run(t, zd, nil, "warc", "--inputs", listFile, "-o", filepath.Join(dir, "x.warc.gz")); code != 2 {
+		t.Errorf("a template without {stem}: exit %d, want 2: %s", code, se)
+	}
+}

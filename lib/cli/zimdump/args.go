@@ -51,6 +51,10 @@ const extUsage = `arcport extensions:
                                          (https://zim.local/<name>/<path>)
   zimdump warc --spool-max=SIZE <file>   largest entry to take (default 4G); entries over
                                          1 MiB are spooled to an unnamed file in $TMPDIR
+  zimdump warc --inputs LIST -o TEMPLATE [--shard-index I --shard-count K]
+               [--skip-existing] [--on-bad-input fail|record] [--emit jsonl]
+                                         batch mode: each listed archive to its own WARC
+                                         (docs/batch.md)
   --offset=N [--size=N]                  read an archive embedded at byte N of <file>
   zimdump create -o FILE.zim [options] INPUT
                                          write a ZIM from a folder, a WARC/ARC, a WACZ or
@@ -94,7 +98,7 @@ var allowed = map[string][]string{
 	"info":  {"ns", "json", "offset", "size"},
 	"check": {"offset", "size"},
 	"meta":  {"json", "offset", "size"},
-	"warc":  {"output", "plain", "offset", "size", "spool-max"},
+	"warc":  {"output", "plain", "offset", "size", "spool-max", "inputs", "shard-index", "shard-count", "skip-existing", "on-bad-input", "emit"},
 }
 
 // parseArgs mimics docopt as zimdump 3.1.3 uses it: options anywhere, long

@@ -44,6 +44,9 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	a      *zim.Archive
+
+	create func(name string) (cliutil.Output, error) // warc's -o (nil: cliutil.CreateOutput; batch mode: the task's)
+	err    error                                     // the error fail last reported (batch mode)
 }
 
 // Run executes zimdump with args (without the program name) and returns
@@ -56,6 +59,10 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "completion" {
 		return runCompletion(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "warc" && isBatch(args[1:]) {
+		// not openzim's: arcport's conventions (docs/batch.md)
+		return runWarcBatch(args[1:], stdout, stderr)
 	}
 	return Status(run(args, stdout, stderr))
 }

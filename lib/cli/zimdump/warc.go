@@ -85,7 +85,7 @@ func (e *env) warc() int {
 			return 1
 		}
 		var err error
-		if af, err = cliutil.CreateOutput(o); err != nil {
+		if af, err = e.createOutput(o); err != nil {
 			return e.fail(err)
 		}
 		defer af.Abort()
@@ -240,6 +240,7 @@ func (e *env) warc() int {
 // meta, warc, info --json, list --json).
 // Errors of the archive read "FILE: offset N: reason".
 func (e *env) fail(err error) int {
+	e.err = err
 	e.out.Flush()
 	fmt.Fprintf(e.stderr, "zimdump: %s\n", oneLine(err.Error()))
 	return 1
