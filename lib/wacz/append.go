@@ -790,13 +790,15 @@ func (a *Appender) finish() error {
 	if w.opts.Description != "" {
 		dp.Description = w.opts.Description
 	}
-	if err := addFile(PagesCSVPath, Deflate, func(wr io.Writer) error { return WritePagesCSVSeq(wr, all.each) }); err != nil {
-		return err
-	}
-	if err := addFile(WebArchiveYAMLPath, Deflate, func(wr io.Writer) error {
-		return WriteWebArchiveYAMLSeq(wr, dp.Title, dp.Description, all.each)
-	}); err != nil {
-		return err
+	if w.opts.DraftFiles || a.old.HasDraftFiles() {
+		if err := addFile(PagesCSVPath, Deflate, func(wr io.Writer) error { return WritePagesCSVSeq(wr, all.each) }); err != nil {
+			return err
+		}
+		if err := addFile(WebArchiveYAMLPath, Deflate, func(wr io.Writer) error {
+			return WriteWebArchiveYAMLSeq(wr, dp.Title, dp.Description, all.each)
+		}); err != nil {
+			return err
+		}
 	}
 
 	// manifest

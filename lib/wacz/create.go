@@ -23,8 +23,18 @@ import (
 
 // Options configure a Writer.
 type Options struct {
-	// Title and Description go to datapackage.json and webarchive.yaml.
+	// Title and Description go to datapackage.json (and webarchive.yaml).
 	Title, Description string
+	// DraftFiles also writes the files of the seed draft
+	// (../shared/specs/web-archive-collection-format-draft.txt) at the
+	// zip's root, listed in datapackage.json: webarchive.yaml (title, desc,
+	// pages, the seeds as a page list) and pages.csv (url,date,title,id),
+	// for tools that read that layout. Off by default: WACZ 1.1.1 has no
+	// use for them, and py-wacz 0.6.0's `wacz validate` refuses any file at
+	// the root but datapackage.json and datapackage-digest.json (it names
+	// files by their last two path components). Appender keeps them when
+	// the WACZ it appends to has them.
+	DraftFiles bool
 	// Seeds are the main pages (--url), in order; the first is mainPageUrl.
 	Seeds []string
 	// PageList, when not nil, replaces page detection (--pages); its

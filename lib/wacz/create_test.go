@@ -391,7 +391,7 @@ func TestCreatePagesOptions(t *testing.T) {
 	var warnings []string
 	path, st, err := buildWACZ(t, Options{
 		Title: "Example", Description: "An *example*", Seeds: []string{"https://example.com"},
-		PageList: reqs, Text: true, HashAlg: "md5",
+		PageList: reqs, Text: true, HashAlg: "md5", DraftFiles: true,
 		Warn: func(s string) { warnings = append(warnings, s) },
 	}, in)
 	if err != nil {

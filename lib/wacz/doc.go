@@ -1,8 +1,12 @@
 // Package wacz writes, reads and validates WACZ files: Web Archive
 // Collection Zipped, version 1.1.1 of the Webrecorder specification
-// (https://specs.webrecorder.net/wacz/1.1.1/), plus the files of the earlier
-// seed draft (../shared/specs/web-archive-collection-format-draft.txt:
-// webarchive.yaml and pages.csv at the root) for tools that follow it.
+// (https://specs.webrecorder.net/wacz/1.1.1/), and on request
+// (Options.DraftFiles) the files of the earlier seed draft
+// (../shared/specs/web-archive-collection-format-draft.txt: webarchive.yaml
+// and pages.csv at the root) for tools that follow it. They are opt-in
+// because py-wacz 0.6.0's `wacz validate`, which archives run on deposit,
+// refuses any file at the root but datapackage.json and
+// datapackage-digest.json.
 //
 // A WACZ is a zip file holding archive/*.warc.gz (STORED, gzip per record),
 // indexes/index.cdx.gz + indexes/index.idx (a ZipNum CDXJ index, STORED),

@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// Close writes the index, the pages, the seed-draft files and the manifest,
+// Close writes the index, the pages (and the seed-draft files with
+// Options.DraftFiles) and the manifest,
 // then the zip directory. It does not close the underlying file. After an
 // error from AddInput, Close only releases resources and returns that error.
 func (w *Writer) Close() error {
@@ -36,7 +37,7 @@ func (w *Writer) finish() error {
 	if w.stats.Captures == 0 {
 		w.warn("warning: %s: no records to index: the WACZ's index is empty", strings.Join(w.inputNames, ", "))
 	}
-	// The page list first; its three files are rendered and compressed in
+	// The page list first; its files are rendered and compressed in
 	// goroutines while the index is written, then added in order.
 	if err := w.det.Wait(); err != nil {
 		if !w.opts.Lenient {
@@ -66,10 +67,17 @@ func (w *Writer) finish() error {
 		fill func(io.Writer) error
 	}{
 		{PagesPath, func(wr io.Writer) error { return WritePagesJSONLSeq(wr, hdr, pages.each) }},
-		{PagesCSVPath, func(wr io.Writer) error { return WritePagesCSVSeq(wr, pages.each) }},
-		{WebArchiveYAMLPath, func(wr io.Writer) error {
-			return WriteWebArchiveYAMLSeq(wr, w.opts.Title, w.opts.Description, pages.each)
-		}},
+	}
+	if w.opts.DraftFiles {
+		files = append(files, []struct {
+			name string
+			fill func(io.Writer) error
+		}{
+			{PagesCSVPath, func(wr io.Writer) error { return WritePagesCSVSeq(wr, pages.each) }},
+			{WebArchiveYAMLPath, func(wr io.Writer) error {
+				return WriteWebArchiveYAMLSeq(wr, w.opts.Title, w.opts.Description, pages.each)
+			}},
+		}...)
 	}
 	type prepared struct {
 		entry *PreparedEntry

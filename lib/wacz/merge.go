@@ -32,6 +32,10 @@ type MergeOptions struct {
 	// Signer, when not nil, signs datapackage-digest.json (the inputs'
 	// signatures cannot carry over: the manifest is new).
 	Signer Signer
+	// DraftFiles writes the seed draft's webarchive.yaml and pages.csv
+	// (see Options.DraftFiles). They are written too when an input has
+	// either of them.
+	DraftFiles bool
 }
 
 // MergeStats counts what Merge wrote.
@@ -53,7 +57,8 @@ type MergeStats struct {
 // sorted by an external sort and pages are copied line by line (their
 // URLs, timestamps and titles go to a temporary file past 8 MiB, for
 // pages.csv and webarchive.yaml; 8 bytes per page are held to drop
-// repeated pages).
+// repeated pages). The seed draft's webarchive.yaml and pages.csv are
+// written with opts.DraftFiles or when an input has them.
 func Merge(f ZipFile, inputs []*Reader, opts MergeOptions) (MergeStats, error) {
 	var st MergeStats
 	if len(inputs) == 0 {
@@ -224,13 +229,19 @@ func Merge(f ZipFile, inputs []*Reader, opts MergeOptions) (MergeStats, error) {
 			return st, err
 		}
 	}
-	if err := addFile(PagesCSVPath, func(w io.Writer) error { return WritePagesCSVSeq(w, pages.each) }); err != nil {
-		return st, err
+	draft := opts.DraftFiles
+	for _, r := range inputs {
+		draft = draft || r.HasDraftFiles()
 	}
-	if err := addFile(WebArchiveYAMLPath, func(w io.Writer) error {
-		return WriteWebArchiveYAMLSeq(w, dp.Title, dp.Description, pages.each)
-	}); err != nil {
-		return st, err
+	if draft {
+		if err := addFile(PagesCSVPath, func(w io.Writer) error { return WritePagesCSVSeq(w, pages.each) }); err != nil {
+			return st, err
+		}
+		if err := addFile(WebArchiveYAMLPath, func(w io.Writer) error {
+			return WriteWebArchiveYAMLSeq(w, dp.Title, dp.Description, pages.each)
+		}); err != nil {
+			return st, err
+		}
 	}
 
 	// manifest

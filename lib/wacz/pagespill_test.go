@@ -89,7 +89,7 @@ func TestPagesSpill(t *testing.T) {
 		t.Run(in.name, func(t *testing.T) {
 			// Frames: the corpus declares its iframes after </title>, which
 			// a titles-only read does not reach
-			opts := Options{Seeds: []string{"https://example.com/p/7.html"}, Frames: true}
+			opts := Options{Seeds: []string{"https://example.com/p/7.html"}, Frames: true, DraftFiles: true}
 			memPath, memStats, err := buildWACZ(t, opts, in)
 			if err != nil {
 				t.Fatal(err)

@@ -185,6 +185,12 @@ func (r *Reader) Files() []*zip.File { return r.zr.File }
 // File returns the entry named name, or nil.
 func (r *Reader) File(name string) *zip.File { return r.files[name] }
 
+// HasDraftFiles reports whether the WACZ holds a file of the seed draft,
+// webarchive.yaml or pages.csv, at its root (see Options.DraftFiles).
+func (r *Reader) HasDraftFiles() bool {
+	return r.files[WebArchiveYAMLPath] != nil || r.files[PagesCSVPath] != nil
+}
+
 // DataPackage reads and parses datapackage.json.
 func (r *Reader) DataPackage() (*DataPackage, error) {
 	b, err := r.readSmall(DataPackagePath)

@@ -125,6 +125,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 					&cli.StringFlag{Name: "split", Usage: "split archive/ into WARCs of at most `SIZE` bytes (suffixes K, M, G)"},
 					&cli.BoolFlag{Name: "lenient", Usage: "go on past damaged input (truncated records, garbage): one line per problem, the WACZ of the rest written, exit status 1"},
 					&cli.StringFlag{Name: "tmpdir", Usage: "directory for temporary files (default: beside the output)"},
+					draftFilesFlag(false),
 					signKeyFlag, signURLFlag, signTokenFlag,
 					quiet,
 					&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "print a summary"},
@@ -241,6 +242,8 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 		Software: "arcport waczpack " + cliutil.Version,
 		Lenient:  c.Bool("lenient"),
 		TempDir:  c.String("tmpdir"),
+		// --draft-files: webarchive.yaml and pages.csv of the seed draft
+		DraftFiles: c.Bool("draft-files"),
 	}
 	verify := c.Bool("verify")
 	if opts.HashAlg != "sha256" && opts.HashAlg != "md5" {

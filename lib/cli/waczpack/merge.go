@@ -21,6 +21,7 @@ func mergeFlags(withOut bool) []cli.Flag {
 		&cli.StringFlag{Name: "desc", Usage: "collection description (default: the first input's)"},
 		&cli.StringFlag{Name: "hash", Value: "sha256", Usage: "resource hash: sha256 or md5"},
 		&cli.StringFlag{Name: "tmpdir", Usage: "directory for temporary files (default: beside the output)"},
+		draftFilesFlag(true),
 		signKeyFlag, signURLFlag, signTokenFlag,
 		&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "no warnings or summary on stderr"},
 		&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "print a summary"},
@@ -29,6 +30,16 @@ func mergeFlags(withOut bool) []cli.Flag {
 		fs = append([]cli.Flag{&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "WACZ file to write (required)"}}, fs...)
 	}
 	return fs
+}
+
+// draftFilesFlag is --draft-files of create, merge and add (kept says
+// that they are written anyway when a WACZ read has them).
+func draftFilesFlag(kept bool) cli.Flag {
+	u := "also write the seed draft's webarchive.yaml and pages.csv at the root (for tools that read that layout; py-wacz 0.6.0 `wacz validate` refuses a WACZ with them)"
+	if kept {
+		u = "write the seed draft's webarchive.yaml and pages.csv at the root (without it they are written only when a WACZ read has them; py-wacz 0.6.0 `wacz validate` refuses a WACZ with them)"
+	}
+	return &cli.BoolFlag{Name: "draft-files", Usage: u}
 }
 
 // mergeCommand is `waczpack merge -o OUT.wacz A.wacz B.wacz ...`.
@@ -60,6 +71,7 @@ func mergeOptions(c *cli.Context, stderr io.Writer) (wacz.MergeOptions, error) {
 		HashAlg:     c.String("hash"),
 		Software:    "arcport waczpack " + cliutil.Version,
 		TempDir:     c.String("tmpdir"),
+		DraftFiles:  c.Bool("draft-files"),
 	}
 	if o.HashAlg != "sha256" && o.HashAlg != "md5" {
 		return o, cliutil.Usagef("--hash must be sha256 or md5")
@@ -252,6 +264,7 @@ func addInPlace(c *cli.Context, site string, inputs []string, mo wacz.MergeOptio
 		TempDir:     tmpDir,
 		Warn:        mo.Warn,
 		Signer:      mo.Signer,
+		DraftFiles:  mo.DraftFiles,
 	})
 	if err != nil {
 		return err
@@ -351,6 +364,7 @@ func addS3(c *cli.Context, site string, inputs []string, mo wacz.MergeOptions, s
 		TempDir:     mo.TempDir,
 		Warn:        mo.Warn,
 		Signer:      mo.Signer,
+		DraftFiles:  mo.DraftFiles,
 	})
 	if errors.Is(err, errSmallPrefix) {
 		return false, nil
