@@ -56,19 +56,32 @@ func TestWriteSmallest(t *testing.T) {
 	}
 }
 
-// randomWriter fills a Writer with n documents of random words (some
-// long data, several value slots, many positions) and returns it.
+// randomWriter fills a Writer with randomDocs(n, seed) and metadata.
 func randomWriter(t *testing.T, n int, seed int64, bs int) *Writer {
 	t.Helper()
-	r := rand.New(rand.NewSource(seed))
 	w, err := NewWriter(WriterOptions{BlockSize: bs})
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, d := range randomDocs(n, seed) {
+		if _, err := w.Add(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.SetMetadata("language", []byte("eng"))
+	w.SetMetadata("valuesmap", []byte("title:0;wordcount:1"))
+	return w
+}
+
+// randomDocs makes n documents of random words (some long data, several
+// value slots, many positions, terms with NUL bytes and of 204 bytes).
+func randomDocs(n int, seed int64) []*Document {
+	r := rand.New(rand.NewSource(seed))
 	words := []string{"garden", "rose", "the", "a", "café", "xapian", "glass", "kiwix", "\x00nul", "long" + string(bytes.Repeat([]byte("x"), 200))}
 	for i := 0; i < 400; i++ {
 		words = append(words, fmt.Sprintf("w%d", i))
 	}
+	var docs []*Document
 	for i := 0; i < n; i++ {
 		d := NewDocument()
 		nw := r.Intn(80)
@@ -104,13 +117,9 @@ func randomWriter(t *testing.T, n int, seed int64, bs int) *Writer {
 		if i%5 == 0 {
 			d.AddValue(300, bytes.Repeat([]byte("v"), i%13+1))
 		}
-		if _, err := w.Add(d); err != nil {
-			t.Fatal(err)
-		}
+		docs = append(docs, d)
 	}
-	w.SetMetadata("language", []byte("eng"))
-	w.SetMetadata("valuesmap", []byte("title:0;wordcount:1"))
-	return w
+	return docs
 }
 
 // TestWriteRandom grows the database: thousands of documents, so every
