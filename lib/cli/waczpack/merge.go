@@ -35,9 +35,9 @@ func mergeFlags(withOut bool) []cli.Flag {
 // draftFilesFlag is --draft-files of create, merge and add (kept says
 // that they are written anyway when a WACZ read has them).
 func draftFilesFlag(kept bool) cli.Flag {
-	u := "also write the seed draft's webarchive.yaml and pages.csv at the root (for tools that read that layout; py-wacz 0.6.0 `wacz validate` refuses a WACZ with them)"
+	u := "also write the seed draft's webarchive.yaml and pages.csv at the root (for tools that read that layout; py-wacz 0.6.0 wacz validate refuses a WACZ with them)"
 	if kept {
-		u = "write the seed draft's webarchive.yaml and pages.csv at the root (without it they are written only when a WACZ read has them; py-wacz 0.6.0 `wacz validate` refuses a WACZ with them)"
+		u = "write the seed draft's webarchive.yaml and pages.csv at the root (without it they are written only when a WACZ read has them; py-wacz 0.6.0 wacz validate refuses a WACZ with them)"
 	}
 	return &cli.BoolFlag{Name: "draft-files", Usage: u}
 }
