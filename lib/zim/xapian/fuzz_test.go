@@ -133,3 +133,90 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWriteRoundTrip: documents made from arbitrary bytes (terms of any
+// bytes, positions, data, values) are written, and arcport's reader
+// returns exactly them; the writer refuses only terms too long for a key.
+func FuzzWriteRoundTrip(f *testing.F) {
+	f.Add([]byte("hello world\x00hello\xffpos"), uint16(3), uint16(2048))
+	f.Add(bytes.Repeat([]byte("abc "), 600), uint16(40), uint16(8192))
+	f.Fuzz(func(t *testing.T, seed []byte, ndocs, bs uint16) {
+		if len(seed) == 0 {
+			return
+		}
+		bsz := 2048 << (bs % 3)
+		n := int(ndocs%64) + 1
+		w, err := NewWriter(WriterOptions{BlockSize: bsz})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type want struct {
+			data   []byte
+			terms  map[string][]uint32
+			values map[uint32][]byte
+		}
+		var wants []want
+		for i := 0; i < n; i++ {
+			d := NewDocument()
+			wt := want{terms: map[string][]uint32{}, values: map[uint32][]byte{}}
+			// split the seed into terms at spaces, rotated per document
+			rot := append(bytes.Clone(seed[i%len(seed):]), seed[:i%len(seed)]...)
+			for j, term := range bytes.Split(rot, []byte(" ")) {
+				if len(term) == 0 || len(term) > 120 {
+					continue
+				}
+				pos := uint32(j*(i+1) + 1)
+				d.AddPosting(string(term), pos, 1)
+				if ps := wt.terms[string(term)]; len(ps) == 0 || ps[len(ps)-1] != pos {
+					wt.terms[string(term)] = append(ps, pos)
+				}
+			}
+			wt.data = rot[:len(rot)/(i+1)]
+			d.SetData(wt.data)
+			if len(rot) > 0 {
+				slot := uint32(rot[0]) * uint32(i+1)
+				d.AddValue(slot, rot[:1+len(rot)%7])
+				wt.values[slot] = rot[:1+len(rot)%7]
+			}
+			if _, err := w.Add(d); err != nil {
+				t.Fatal(err)
+			}
+			wants = append(wants, wt)
+		}
+		var buf bytes.Buffer
+		if _, err := w.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		db, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, wt := range wants {
+			did := uint32(i + 1)
+			data, err := db.DocData(did)
+			if err != nil || !bytes.Equal(data, wt.data) {
+				t.Fatalf("DocData(%d) = %q %v, want %q", did, data, err, wt.data)
+			}
+			for slot, v := range wt.values {
+				got, err := db.Value(did, slot)
+				if err != nil || !bytes.Equal(got, v) {
+					t.Fatalf("Value(%d, %d) = %q %v, want %q", did, slot, got, err, v)
+				}
+			}
+			_, tl, _, err := db.TermList(did)
+			if err != nil || len(tl) != len(wt.terms) {
+				t.Fatalf("TermList(%d): %d terms %v, want %d", did, len(tl), err, len(wt.terms))
+			}
+			for _, e := range tl {
+				pos, err := db.Positions(did, e.Term)
+				if err != nil || !slices.Equal(pos, wt.terms[e.Term]) || e.WDF != uint32(len(pos)) {
+					t.Fatalf("Positions(%d, %q) = %v %v, want %v (wdf %d)", did, e.Term, pos, err, wt.terms[e.Term], e.WDF)
+				}
+				ps, err := db.Postings(e.Term)
+				if err != nil || !slices.ContainsFunc(ps, func(p Posting) bool { return p.DocID == did && p.WDF == e.WDF }) {
+					t.Fatalf("Postings(%q) lacks document %d: %v %v", e.Term, did, ps, err)
+				}
+			}
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Document is one document to add: data, terms (with wdf and positions)
@@ -109,9 +110,10 @@ func NewWriter(opt WriterOptions) (*Writer, error) {
 	return &Writer{opt: opt, postings: map[string][]Posting{}, values: map[uint32][]valueAt{}, metadata: map[string][]byte{}}, nil
 }
 
-// maxTermLen is the longest term a position key (term, NUL, 2..9 byte
-// docid) always has room for within the 255-byte key limit; Xapian
-// refuses longer ones when it writes them.
+// maxTermLen is the longest term, as it is escaped in keys (each NUL
+// doubled), that a position or posting key (term, NUL, 2..9 byte docid)
+// always has room for within the 255-byte key limit; Xapian refuses longer
+// ones when it writes them.
 const maxTermLen = 245
 
 // Add adds a document and returns its id.
@@ -124,8 +126,8 @@ func (w *Writer) Add(d *Document) (uint32, error) {
 		if t == "" {
 			return 0, errors.New("xapian: empty term")
 		}
-		if len(t) > maxTermLen {
-			return 0, fmt.Errorf("xapian: term of %d bytes (at most %d)", len(t), maxTermLen)
+		if n := len(t) + strings.Count(t, "\x00"); n > maxTermLen {
+			return 0, fmt.Errorf("xapian: term of %d bytes, %d in a key (at most %d)", len(t), n, maxTermLen)
 		}
 		terms = append(terms, t)
 	}
