@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -192,8 +193,17 @@ type Task struct {
 	pin  string // the input's Pin when the task started
 	outs []*output
 
-	opened  bool  // the tool read its input through Open
+	opened bool // the tool read its input through Open
+
+	mu      sync.Mutex
 	readErr error // the first error (not EOF) reading it, if any
+}
+
+// failedRead returns the first error of a read of the input, or nil.
+func (t *Task) failedRead() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.readErr
 }
 
 // Open opens an input of the task (normally t.Input.Name) as
@@ -235,8 +245,12 @@ type watched struct {
 
 func (w *watched) Read(p []byte) (int, error) {
 	n, err := w.ReadCloser.Read(p)
-	if err != nil && err != io.EOF && w.t.readErr == nil {
-		w.t.readErr = err
+	if err != nil && err != io.EOF {
+		w.t.mu.Lock()
+		if w.t.readErr == nil {
+			w.t.readErr = err
+		}
+		w.t.mu.Unlock()
 	}
 	return n, err
 }
@@ -444,9 +458,9 @@ func (j *Job) one(ctx context.Context, in Input, out string, fn Func) (Result, e
 		o.Output.Abort() // a no-op after Commit
 	}
 	switch {
-	case t.readErr != nil:
+	case t.failedRead() != nil:
 		// the input could not be read: whatever the tool said of it
-		err = t.readErr
+		err = t.failedRead()
 	case err != nil && !t.opened && j.Stat == nil && store.IsRemote(in.Name) && Classify(err, in.Name) == Bad:
 		// a tool that opens its input itself: before calling the input
 		// bad, make sure that it reads whole now
@@ -622,7 +636,7 @@ func (o *output) Write(p []byte) (int, error) {
 }
 
 func (o *output) Commit() error {
-	if err := o.t.readErr; err != nil {
+	if err := o.t.failedRead(); err != nil {
 		o.Output.Abort()
 		return err
 	}
