@@ -1,0 +1,342 @@
+package xapian
+
+import "unicode"
+
+// The term generator of Xapian 1.4 (xapian-core/queryparser/
+// termgenerator_internal.cc, parse_terms and index_text), which libzim
+// uses to turn text into terms: words of Unicode word characters
+// (letters, marks, numbers, connector punctuation), lowercased; acronyms
+// "U.S.A." as "usa"; infixes kept inside a word (' & · ״ ‧, and between
+// digits , . ; and a few others); up to three trailing + or # ("c++",
+// "c#"); invalid UTF-8 read as ISO-8859-1, as Xapian's Utf8Iterator does.
+// Character classes come from Go's unicode tables (Unicode 15), Xapian
+// 1.4's from Unicode 9: characters assigned since then may differ. CJK
+// n-grams (FLAG_CJK_NGRAM) are not implemented yet.
+
+// StemStrategy is Xapian::TermGenerator::stem_strategy.
+type StemStrategy int
+
+// The stemming strategies.
+const (
+	StemSome        StemStrategy = iota // unstemmed terms with positions, "Z"+stem without (Xapian's default)
+	StemNone                            // unstemmed terms only
+	StemAll                             // stemmed terms only, no prefix (libzim's full-text index)
+	StemAllZ                            // stemmed terms only, "Z" prefix
+	StemSomeFullPos                     // as StemSome, the stems with positions too
+)
+
+// StopStrategy is Xapian::TermGenerator::stop_strategy.
+type StopStrategy int
+
+// The stop word strategies.
+const (
+	StopStemmed StopStrategy = iota // index stop words, but do not stem them (Xapian's default)
+	StopNone                        // ignore the stopper
+	StopAll                         // drop stop words (libzim's full-text index)
+)
+
+// TermGenerator adds the terms of texts to a Document, as
+// Xapian::TermGenerator does.
+type TermGenerator struct {
+	Doc      *Document
+	Stemmer  func(word string) string // nil: no stemming
+	Strategy StemStrategy
+	Stopper  func(word string) bool // nil: no stop words
+	StopMode StopStrategy
+	// MaxWordLength drops longer words (in bytes; 0 means Xapian's 64).
+	MaxWordLength int
+	pos           uint32
+}
+
+// IncreaseTermpos adds delta to the current term position.
+func (g *TermGenerator) IncreaseTermpos(delta uint32) { g.pos += delta }
+
+// Termpos returns the current term position.
+func (g *TermGenerator) Termpos() uint32 { return g.pos }
+
+// IndexText adds the words of text with positions, each with wdfInc, the
+// term names starting with prefix.
+func (g *TermGenerator) IndexText(text string, wdfInc uint32, prefix string) {
+	g.index(text, wdfInc, prefix, true)
+}
+
+// IndexTextWithoutPositions is IndexText without positions.
+func (g *TermGenerator) IndexTextWithoutPositions(text string, wdfInc uint32, prefix string) {
+	g.index(text, wdfInc, prefix, false)
+}
+
+func (g *TermGenerator) index(text string, wdfInc uint32, prefix string, withPositions bool) {
+	maxLen := g.MaxWordLength
+	if maxLen == 0 {
+		maxLen = 64
+	}
+	stopMode := g.StopMode
+	if g.Stopper == nil {
+		stopMode = StopNone
+	}
+	parseTerms(text, func(term string) {
+		if len(term) > maxLen {
+			return
+		}
+		if stopMode == StopAll && g.Stopper(term) {
+			return
+		}
+		s := g.Strategy
+		if s == StemSome || s == StemNone || s == StemSomeFullPos {
+			if withPositions {
+				g.pos++
+				g.Doc.AddPosting(prefix+term, g.pos, wdfInc)
+			} else {
+				g.Doc.AddTerm(prefix+term, wdfInc)
+			}
+		}
+		if s == StemNone || g.Stemmer == nil {
+			return
+		}
+		if s == StemSome || s == StemSomeFullPos {
+			if stopMode == StopStemmed && g.Stopper(term) {
+				return
+			}
+			if !shouldStem(term) {
+				return
+			}
+		}
+		stem := g.Stemmer(term)
+		if stem == "" {
+			return
+		}
+		var st string
+		if s != StemAll {
+			st = "Z"
+		}
+		st += prefix + stem
+		if s != StemSome && withPositions {
+			if s != StemSomeFullPos {
+				g.pos++
+			}
+			g.Doc.AddPosting(st, g.pos, wdfInc)
+		} else {
+			g.Doc.AddTerm(st, wdfInc)
+		}
+	})
+}
+
+// shouldStem: stem only words that start with a lowercase, titlecase,
+// modifier or other letter.
+func shouldStem(term string) bool {
+	r, _ := decodeXapian(term)
+	return unicode.In(r, unicode.Ll, unicode.Lt, unicode.Lm, unicode.Lo)
+}
+
+// decodeXapian decodes one character as Xapian's Utf8Iterator does:
+// invalid, overlong and truncated sequences give their first byte as an
+// ISO-8859-1 character; surrogates are decoded like any other value.
+func decodeXapian(s string) (rune, int) {
+	c := s[0]
+	if c < 0xc2 {
+		return rune(c), 1
+	}
+	bad := func(b byte) bool { return b < 0x80 || b >= 0xc0 }
+	switch {
+	case c < 0xe0:
+		if len(s) < 2 || bad(s[1]) {
+			return rune(c), 1
+		}
+		return rune(c&0x1f)<<6 | rune(s[1]&0x3f), 2
+	case c < 0xf0:
+		if len(s) < 3 || bad(s[1]) || bad(s[2]) || (c == 0xe0 && s[1] < 0xa0) {
+			return rune(c), 1
+		}
+		return rune(c&0x0f)<<12 | rune(s[1]&0x3f)<<6 | rune(s[2]&0x3f), 3
+	}
+	if c >= 0xf5 || len(s) < 4 || bad(s[1]) || bad(s[2]) || bad(s[3]) ||
+		(c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90) {
+		return rune(c), 1
+	}
+	return rune(c&0x07)<<18 | rune(s[1]&0x3f)<<12 | rune(s[2]&0x3f)<<6 | rune(s[3]&0x3f), 4
+}
+
+// isWordchar is Xapian::Unicode::is_wordchar.
+func isWordchar(r rune) bool {
+	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.Pc)
+}
+
+func toLower(r rune) rune { return unicode.ToLower(r) }
+
+func checkWordchar(r rune) rune {
+	if isWordchar(r) {
+		return toLower(r)
+	}
+	return 0
+}
+
+const unicodeIgnore = -1
+
+func checkInfix(r rune) rune {
+	switch r {
+	case '\'', '&', 0xb7, 0x5f4, 0x2027:
+		return r
+	case 0x2019, 0x201b:
+		return '\''
+	}
+	if r >= 0x200b && (r <= 0x200d || r == 0x2060 || r == 0xfeff) {
+		return unicodeIgnore
+	}
+	return 0
+}
+
+func checkInfixDigit(r rune) rune {
+	switch r {
+	case ',', '.', ';', 0x037e, 0x0589, 0x060d, 0x07f8, 0x2044, 0xfe10, 0xfe13, 0xfe14:
+		return r
+	}
+	if r >= 0x200b && (r <= 0x200d || r == 0x2060 || r == 0xfeff) {
+		return unicodeIgnore
+	}
+	return 0
+}
+
+func isDigit(r rune) bool { return unicode.Is(unicode.Nd, r) }
+
+func checkSuffix(r rune) rune {
+	if r == '+' || r == '#' {
+		return r
+	}
+	return 0
+}
+
+// appendUTF8 is Unicode::append_utf8 (which, unlike Go, encodes
+// surrogates and drops values above 0x1fffff).
+func appendUTF8(b []byte, r rune) []byte {
+	switch {
+	case r < 0x80:
+		return append(b, byte(r))
+	case r < 0x800:
+		return append(b, byte(0xc0|r>>6), byte(0x80|r&0x3f))
+	case r < 0x10000:
+		return append(b, byte(0xe0|r>>12), byte(0x80|(r>>6)&0x3f), byte(0x80|r&0x3f))
+	case r < 0x200000:
+		return append(b, byte(0xf0|r>>18), byte(0x80|(r>>12)&0x3f), byte(0x80|(r>>6)&0x3f), byte(0x80|r&0x3f))
+	}
+	return b
+}
+
+// parseTerms is parse_terms without the CJK word breaker: it calls emit
+// for each term of text in order.
+func parseTerms(text string, emit func(term string)) {
+	// runes of text as Xapian iterates them; end is len(rs)
+	var rs []rune
+	for i := 0; i < len(text); {
+		r, n := decodeXapian(text[i:])
+		rs = append(rs, r)
+		i += n
+	}
+	at := func(i int) rune {
+		if i >= len(rs) {
+			return -1
+		}
+		return rs[i]
+	}
+	i := 0
+	var term []byte
+	for {
+		var ch rune
+		for {
+			if i >= len(rs) {
+				return
+			}
+			if ch = checkWordchar(rs[i]); ch != 0 {
+				break
+			}
+			i++
+		}
+		term = term[:0]
+		// initials separated by '.' (P.T.O., U.N.C.L.E)
+		if r := rs[i]; r < 128 && r >= 'A' && r <= 'Z' {
+			p := i
+			for {
+				term = appendUTF8(term, toLower(rs[p]))
+				p++
+				if !(p < len(rs) && rs[p] == '.') {
+					break
+				}
+				p++
+				if !(p < len(rs) && rs[p] < 128 && rs[p] >= 'A' && rs[p] <= 'Z') {
+					break
+				}
+			}
+			if len(term) > 1 && (p >= len(rs) || !isWordchar(rs[p])) {
+				i = p
+				emit(string(term))
+				continue
+			}
+			term = term[:0]
+		}
+		ended := false
+		for {
+			var prev rune
+			for {
+				term = appendUTF8(term, ch)
+				prev = ch
+				i++
+				if i >= len(rs) {
+					ended = true
+					break
+				}
+				if ch = checkWordchar(rs[i]); ch == 0 {
+					break
+				}
+			}
+			if ended {
+				break
+			}
+			next := i + 1
+			if next >= len(rs) {
+				break
+			}
+			nextch := checkWordchar(rs[next])
+			if nextch == 0 {
+				break
+			}
+			infix := rs[i]
+			if isDigit(prev) && isDigit(rs[next]) {
+				infix = checkInfixDigit(infix)
+			} else {
+				infix = checkInfix(infix)
+			}
+			if infix == 0 {
+				break
+			}
+			if infix != unicodeIgnore {
+				term = appendUTF8(term, infix)
+			}
+			ch = nextch
+			i = next
+		}
+		if !ended {
+			l := len(term)
+			count := 0
+			for {
+				c := checkSuffix(at(i))
+				if c == 0 {
+					break
+				}
+				count++
+				if count > 3 {
+					term = term[:l]
+					break
+				}
+				term = appendUTF8(term, c)
+				i++
+				if i >= len(rs) {
+					ended = true
+					break
+				}
+			}
+			if !ended && isWordchar(at(i)) {
+				term = term[:l]
+			}
+		}
+		emit(string(term))
+	}
+}
