@@ -11,16 +11,39 @@ var ErrBadChunk = errors.New("malformed chunked encoding")
 // Dechunker is a push decoder for the chunked transfer coding: bytes written
 // to it are decoded and the chunk data is written to W. It is tolerant of
 // bare LF line ends, chunk extensions and whitespace after the size.
+//
+// A body that is not chunked at all, although its message says
+// "Transfer-Encoding: chunked" (pywb's sample iana.warc.gz has such
+// responses), is passed to W as it is: when the first chunk-size line is
+// not a hexadecimal size (or a size over 2^31), the decoder falls back to
+// the raw body, as warcio's ChunkedDataReader and pywb do, and Raw reports
+// it. A body whose first chunk is well formed and that breaks later is
+// still ErrBadChunk.
 type Dechunker struct {
 	W     io.Writer
 	state int
 	size  uint64
 	digit bool
 	err   error
+	// started: the first chunk-size line was accepted (no fallback from
+	// then on); raw: the body is passed through as it is.
+	started, raw bool
+	// first holds the bytes of the first chunk-size line seen so far, to
+	// be written to W on a fallback.
+	first []byte
 	// Decoded counts bytes written to W; Consumed counts input bytes
-	// accepted up to the end of the last chunk (the terminating empty line).
+	// accepted up to the end of the last chunk (the terminating empty line),
+	// or every byte when Raw.
 	Decoded, Consumed int64
 }
+
+// maxFirstLine bounds the bytes before the first chunk's data (blank lines,
+// the size, an extension) kept for a fallback; past it there is none.
+const maxFirstLine = 1024
+
+// maxFirstSize is the largest first chunk size taken as chunked (warcio's
+// sanity check); a larger one means the body is not chunked.
+const maxFirstSize = 1 << 31
 
 const (
 	stSize = iota
@@ -38,6 +61,27 @@ const (
 // Done reports whether the final zero-size chunk and trailer were seen.
 func (d *Dechunker) Done() bool { return d.state == stDone }
 
+// Raw reports whether the body was found not to be chunked (its first
+// chunk-size line is not one) and is passed through as it is.
+func (d *Dechunker) Raw() bool { return d.raw }
+
+// fallback passes the bytes of the first line and p to W as they are.
+func (d *Dechunker) fallback(p []byte) error {
+	d.raw = true
+	d.Consumed += int64(len(p))
+	for _, b := range [][]byte{d.first, p} {
+		if len(b) == 0 {
+			continue
+		}
+		if _, err := d.W.Write(b); err != nil {
+			return err
+		}
+		d.Decoded += int64(len(b))
+	}
+	d.first = nil
+	return nil
+}
+
 // Err returns the decoding error, if any.
 func (d *Dechunker) Err() error { return d.err }
 
@@ -46,6 +90,9 @@ func (d *Dechunker) Err() error { return d.err }
 // sit in an io.MultiWriter beside other consumers); the error is kept in Err.
 func (d *Dechunker) Write(p []byte) (int, error) {
 	total := len(p)
+	if d.raw {
+		return total, d.fallback(p)
+	}
 	for len(p) > 0 && d.err == nil && d.state != stDone {
 		switch d.state {
 		case stData:
@@ -66,6 +113,13 @@ func (d *Dechunker) Write(p []byte) (int, error) {
 			continue
 		}
 		c := p[0]
+		if !d.started {
+			if len(d.first) < maxFirstLine {
+				d.first = append(d.first, c)
+			} else {
+				d.started, d.first = true, nil
+			}
+		}
 		p = p[1:]
 		d.Consumed++
 		switch d.state {
@@ -134,12 +188,24 @@ func (d *Dechunker) Write(p []byte) (int, error) {
 				d.state = stTrailer
 			}
 		}
+		if d.err != nil && !d.started {
+			// the first chunk-size line is not one: not chunked
+			d.err = nil
+			return total, d.fallback(p)
+		}
 	}
 	return total, nil
 }
 
 func (d *Dechunker) endSize() {
 	d.digit = false
+	if !d.started {
+		if d.size > maxFirstSize {
+			d.err = ErrBadChunk // not a chunk size: Write falls back
+			return
+		}
+		d.started, d.first = true, nil
+	}
 	if d.size == 0 {
 		d.state = stTrailerStart
 		return
@@ -177,7 +243,9 @@ func (s *sliceWriter) Write(b []byte) (int, error) {
 
 // NewChunkedReader returns a reader that removes the chunked transfer coding
 // from r. It returns io.EOF after the last chunk, ErrBadChunk on malformed
-// input and io.ErrUnexpectedEOF when r ends before the last chunk.
+// input and io.ErrUnexpectedEOF when r ends before the last chunk. A body
+// whose first chunk-size line is not one is read as it is, to its end
+// (see Dechunker).
 func NewChunkedReader(r io.Reader) io.Reader {
 	c := &chunkedReader{r: r, buf: make([]byte, 32<<10)}
 	c.d.W = &c.out
@@ -193,6 +261,9 @@ func (c *chunkedReader) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		if c.eof {
+			if c.d.Raw() {
+				return 0, io.EOF
+			}
 			return 0, io.ErrUnexpectedEOF
 		}
 		n, err := c.r.Read(c.buf)

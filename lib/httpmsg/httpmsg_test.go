@@ -99,8 +99,20 @@ func TestChunked(t *testing.T) {
 		{in: "5;ext=1\nhello\n0\nTrailer: x\n\n", out: "hello", done: true},
 		{in: "A \r\n0123456789\r\n0\r\n\r\nextra", out: "0123456789", done: true},
 		{in: "5\r\nhel", out: "hel", err: io.ErrUnexpectedEOF},
-		{in: "zz\r\nhello", err: ErrBadChunk},
+		// the first chunk-size line is not one: the body as it is (warcio)
+		{in: "zz\r\nhello", out: "zz\r\nhello"},
+		{in: "<!doctype html>\n<title>x</title>", out: "<!doctype html>\n<title>x</title>"},
+		{in: "\r\n  Hello\r\n", out: "\r\n  Hello\r\n"},
+		{in: "5x\r\nhello", out: "5x\r\nhello"},
+		{in: "5\rx", out: "5\rx"},
+		{in: "80000001\r\nbig", out: "80000001\r\nbig"}, // over 2^31
+		{in: "", err: io.ErrUnexpectedEOF},
+		{in: "5", err: io.ErrUnexpectedEOF},
+		// a body that breaks after a well-formed first chunk stays an error
 		{in: "2\r\nhello\r\n", out: "he", err: ErrBadChunk},
+		{in: "5\r\nhello\r\nzz\r\n", out: "hello", err: ErrBadChunk},
+		{in: "5\r\nhello\r\n80000001\r\nbig", out: "hellobig", err: io.ErrUnexpectedEOF}, // later sizes: no 2^31 bound
+		{in: strings.Repeat(" ", maxFirstLine) + "zz", err: ErrBadChunk}, // no fallback past maxFirstLine
 	} {
 		got, err := io.ReadAll(NewChunkedReader(strings.NewReader(tc.in)))
 		if string(got) != tc.out || err != tc.err {
@@ -114,6 +126,17 @@ func TestChunked(t *testing.T) {
 		}
 		if out.String() != tc.out || d.Done() != tc.done {
 			t.Errorf("push %q: got %q done=%v", tc.in, out.String(), d.Done())
+		}
+		raw := tc.err == nil && !tc.done
+		if d.Raw() != raw || (raw && (d.Consumed != int64(len(tc.in)) || d.Decoded != int64(len(tc.in)))) {
+			t.Errorf("push %q: Raw %v, want %v; consumed %d decoded %d", tc.in, d.Raw(), raw, d.Consumed, d.Decoded)
+		}
+		// in one write too
+		out.Reset()
+		d = Dechunker{W: &out}
+		d.Write([]byte(tc.in))
+		if out.String() != tc.out || d.Done() != tc.done || d.Raw() != raw {
+			t.Errorf("one write %q: got %q done=%v raw=%v", tc.in, out.String(), d.Done(), d.Raw())
 		}
 	}
 }
