@@ -152,3 +152,28 @@ func compareTermGen(t *testing.T, texts []string, setup func(*TermGenerator), ar
 		t.Errorf("%d of %d texts differ from Xapian's TermGenerator", bad, len(texts))
 	}
 }
+
+// TestTermGeneratorRealStemmers: libzim's full-text pipeline - accents
+// removed, STEM_ALL, stop words dropped - with StemEnglish and StemFrench
+// gives the terms of Xapian's TermGenerator with Xapian's own stemmers.
+func TestTermGeneratorRealStemmers(t *testing.T) {
+	var texts []string
+	for _, s := range termgenTexts {
+		if utf8.ValidString(s) {
+			texts = append(texts, s, RemoveAccents(s))
+		}
+	}
+	texts = append(texts, "Les jardiniers cultivaient des roses magnifiques dans les jardins",
+		"gardening gardens gardeners: the generous communications of nations",
+		RemoveAccents("Les élèves étudièrent l'histoire économique française"))
+	stop := func(w string) bool { return w == "the" || w == "a" || w == "of" }
+	for lang, stem := range map[string]func(string) string{"english": StemEnglish, "french": StemFrench} {
+		for sn, s := range map[string]StemStrategy{"STEM_ALL": StemAll, "STEM_SOME": StemSome} {
+			t.Run(lang+"-"+sn, func(t *testing.T) {
+				compareTermGen(t, texts, func(g *TermGenerator) {
+					g.Stemmer, g.Strategy, g.Stopper, g.StopMode = stem, s, stop, StopAll
+				}, []string{sn, "STOP_ALL", lang})
+			})
+		}
+	}
+}

@@ -27,7 +27,8 @@ for text in json.load(sys.stdin):
     tg = xapian.TermGenerator()
     tg.set_document(doc)
     if len(sys.argv) > 2:
-        tg.set_stemmer(xapian.Stem(StripS()))
+        # a third argument names one of Xapian's own stemmers instead
+        tg.set_stemmer(xapian.Stem(sys.argv[3]) if len(sys.argv) > 3 else xapian.Stem(StripS()))
         tg.set_stemming_strategy(getattr(xapian.TermGenerator, sys.argv[1]))
         tg.set_stopper(stopper)
         tg.set_stopper_strategy(getattr(xapian.TermGenerator, sys.argv[2]))
