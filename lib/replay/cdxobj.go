@@ -116,6 +116,9 @@ func parseCDXObj(line string) (*cdxObj, error) {
 	}
 	fields := strings.SplitN(line, " ", 3)
 	if last := fields[len(fields)-1]; strings.HasPrefix(last, "{") {
+		if len(fields) < 2 {
+			return nil, &internalError{"list index out of range"}
+		}
 		c.keys = append(c.keys, fURLKey, fTimestamp)
 		c.vals = append(c.vals, str(fields[0]), str(fields[1]))
 		if err := c.setJSON(last); err != nil {

@@ -257,8 +257,14 @@ func (c *Collection) openWACZ(ctx context.Context, src string) error {
 	return nil
 }
 
-// warcioCanon keys a URL as warcio.js does, as a WACZ's index is keyed.
-func warcioCanon(u string) string { return surt.Key(u) }
+// warcioCanon keys a URL as warcio.js does, as a WACZ's index is keyed
+// (a URL without a scheme is taken as http://, as pywb's surt does).
+func warcioCanon(u string) string {
+	if !strings.Contains(u, "://") {
+		u = "http://" + u
+	}
+	return surt.Key(u)
+}
 
 // zipEntryOpener reads a WACZ entry in place when it is STORED, else
 // inflates it into memory.

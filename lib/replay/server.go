@@ -167,6 +167,10 @@ func (h *cdxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusBadRequest, `The "url" param is required`)
 		return
 	}
+	if err := q.checkLimits(); err != nil {
+		jsonError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	run := func(q *query) (iterFunc, error) { return runQuery(src, q) }
 	it, err := run(q)
 	if err != nil {
