@@ -24,6 +24,11 @@
 //   - glass_compact.cc: how xapian-compact --single-file lays out the file;
 //   - common/pack.h: the integer and string encodings.
 //
+// The text pipeline follows xapian-core/queryparser/termgenerator_internal.cc
+// and unicode/utf8itor.cc (TermGenerator), xapian-core/languages/english.sbl
+// and french.sbl (the Snowball stemmers, StemEnglish and StemFrench), and
+// libzim's src/tools.cpp (RemoveAccents).
+//
 // What libzim writes into these databases is described by libzim's
 // src/writer/xapianIndexer.cpp, xapianWorker.cpp and creator.cpp
 // (github.com/openzim/libzim). See docs/zim-search.md for the format notes
