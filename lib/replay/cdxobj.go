@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -49,16 +48,10 @@ var altFields = map[string]string{
 	"f": fFilename,
 }
 
-// cdxError is pywb's CDXException: a 400 with its message.
-type cdxError struct{ msg string }
+// iterFunc yields index objects one at a time: (nil, nil) at the end.
+type iterFunc func() (*cdxObj, error)
 
-func (e *cdxError) Error() string { return e.msg }
-
-// internalError is an exception pywb does not expect: a 500 whose body
-// says "Internal Error: " and the Python message.
-type internalError struct{ msg string }
-
-func (e *internalError) Error() string { return e.msg }
+func emptyIter() (*cdxObj, error) { return nil, nil }
 
 // cdxObj is pywb's CDXObject: an ordered map of fields, the line it was
 // read from (until a field is set) and whether that line was CDXJ.
@@ -429,5 +422,3 @@ func (c *cdxObj) lineno() (int64, bool) {
 	n, ok := pyInt(v.s)
 	return n, ok
 }
-
-var _ = bytes.Compare

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"net/url"
 	"reflect"
 	"regexp"
 	"sort"
@@ -12,6 +11,9 @@ import (
 
 	"github.com/arcport/arcport/lib/cdx"
 )
+
+// canonFunc turns a query URL into the key its index uses.
+type canonFunc func(url string) string
 
 // query is pywb's CDXQuery over the parameters of one request.
 type query struct {
@@ -213,11 +215,6 @@ func calcSearchRange(u, matchType string, canon canonFunc) (string, string, erro
 	}
 	return "", "", &badRequest{"Invalid match_type: " + matchType}
 }
-
-// badRequest is pywb's BadRequestException: a 400 with its message.
-type badRequest struct{ msg string }
-
-func (e *badRequest) Error() string { return e.msg }
 
 // limit is CDXQuery.limit.
 func (q *query) limit() (int64, error) {
@@ -572,5 +569,4 @@ func httpDate(ts string) string {
 	return timestampToDatetime(ts).Format("Mon, 02 Jan 2006 15:04:05 GMT")
 }
 
-var _ = url.QueryEscape
 var _ = fmt.Sprint

@@ -1,0 +1,46 @@
+package replay
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+)
+
+// NewServer serves the collections under their names.
+func NewServer(colls ...*Collection) (*Server, error) {
+	s := &Server{colls: map[string]*Collection{}, mux: http.NewServeMux(), Now: time.Now}
+	for _, c := range colls {
+		if !ValidName(c.Name) {
+			return nil, fmt.Errorf("%q: not a collection name (letters, digits, '-', '_', '.'; not all, healthz or static)", c.Name)
+		}
+		if _, dup := s.colls[c.Name]; dup {
+			return nil, fmt.Errorf("two collections named %q", c.Name)
+		}
+		s.colls[c.Name] = c
+		s.names = append(s.names, c.Name)
+	}
+	sort.Strings(s.names)
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("ok\n"))
+	})
+	s.mux.Handle("GET /{coll}/cdx", &cdxHandler{s: s})
+	s.mux.Handle("GET /{coll}/{rest...}", &replayHandler{s: s})
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			jsonError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+			return
+		}
+		if r.URL.Path == "/" {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			for _, n := range s.names {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", n, s.colls[n].Kind, s.colls[n].Source)
+			}
+			return
+		}
+		jsonError(w, http.StatusNotFound, "No Resource Found")
+	})
+	return s, nil
+}
