@@ -426,7 +426,15 @@ func (w *Writer) partBase(name string) string {
 // a gzip-per-record WARC is then read by the fast path of fastindex.go,
 // which inflates only the WARC and HTTP heads).
 // Damaged input is an error naming the file and offset.
-func NewFileIndexer(r io.Reader, ra io.ReaderAt, filename string) (*cdx.Indexer, error) {
+//
+// extra are cdx options for the lines themselves, applied on every path,
+// the fast one included: cdx.WithFullDigest and cdx.WithARCDigests for
+// cdxj-indexer's form (waczpack index --cdxj-indexer),
+// cdx.WithReplayableRevisits. How records are read (cdx.WithSource,
+// cdx.WithPrepared) is NewFileIndexer's business; a larger
+// cdx.WithMaxRequestBody than the default is not honoured by the parallel
+// fast path, which reads request bodies up to the default.
+func NewFileIndexer(r io.Reader, ra io.ReaderAt, filename string, extra ...cdx.Option) (*cdx.Indexer, error) {
 	name := displayName(filename)
 	br := bufio.NewReaderSize(r, 64<<10)
 	kind, err := SniffInput(br)
@@ -434,7 +442,7 @@ func NewFileIndexer(r io.Reader, ra io.ReaderAt, filename string) (*cdx.Indexer,
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	base := path.Base(filepath.ToSlash(name))
-	var opts []cdx.Option
+	opts := append([]cdx.Option(nil), extra...)
 	if ra != nil {
 		opts = append(opts, cdx.WithSource(ra))
 	}
@@ -449,7 +457,7 @@ func NewFileIndexer(r io.Reader, ra io.ReaderAt, filename string) (*cdx.Indexer,
 	if kind == KindWARCGzip && fastIndex {
 		if size, ok := sizeOf(ra); ok {
 			if !parDisabled && size >= parMinSize && runtime.GOMAXPROCS(0) >= 2 {
-				pr := newParRecords(ra, size, name)
+				pr := newParRecords(ra, size, name, extra...)
 				opts = append(opts, cdx.WithPrepared(pr.prepared))
 				return cdx.NewIndexer(pr, base, opts...), nil
 			}

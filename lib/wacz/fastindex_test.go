@@ -19,6 +19,14 @@ import (
 // returns its CDXJ and the error it ended with.
 func indexLines(t *testing.T, path string, fast bool) (string, string) {
 	t.Helper()
+	return indexLinesAs(t, path, fast, false)
+}
+
+// indexLinesAs is indexLines; with pyForm the lines are those of waczpack
+// index --cdxj-indexer (cdx options WithFullDigest and WithARCDigests
+// given to NewFileIndexer, lines from cdx.AppendCdxjIndexer).
+func indexLinesAs(t *testing.T, path string, fast, pyForm bool) (string, string) {
+	t.Helper()
 	old := fastIndex
 	fastIndex = fast
 	defer func() { fastIndex = old }()
@@ -27,7 +35,11 @@ func indexLines(t *testing.T, path string, fast bool) (string, string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	ix, err := NewFileIndexer(f, f, path)
+	var opts []cdx.Option
+	if pyForm {
+		opts = []cdx.Option{cdx.WithFullDigest(true), cdx.WithARCDigests(false)}
+	}
+	ix, err := NewFileIndexer(f, f, path, opts...)
 	if err != nil {
 		return "", err.Error()
 	}
@@ -40,7 +52,11 @@ func indexLines(t *testing.T, path string, fast bool) (string, string) {
 		if err != nil {
 			return string(out), err.Error()
 		}
-		out = e.AppendCDXJ(out)
+		if pyForm {
+			out = cdx.AppendCdxjIndexer(out, e, false)
+		} else {
+			out = e.AppendCDXJ(out)
+		}
 	}
 }
 
@@ -159,6 +175,19 @@ func TestFastIndexEqualsCareful(t *testing.T) {
 		}
 		if careful == "" && carefulErr == "" {
 			t.Errorf("%s: nothing indexed", p)
+		}
+		// the lines of --cdxj-indexer (cdx options through NewFileIndexer)
+		// on the three paths
+		parMinSize, parDisabled = 0, true
+		pyFast, pyFastErr := indexLinesAs(t, p, true, true)
+		pyCareful, pyCarefulErr := indexLinesAs(t, p, false, true)
+		parDisabled = false
+		pyPar, pyParErr := indexLinesAs(t, p, true, true)
+		if pyFast != pyCareful || pyFastErr != pyCarefulErr || pyPar != pyCareful || pyParErr != pyCarefulErr {
+			t.Errorf("%s: --cdxj-indexer lines differ: fast %d bytes %q, parallel %d bytes %q, careful %d bytes %q", filepath.Base(p), len(pyFast), pyFastErr, len(pyPar), pyParErr, len(pyCareful), pyCarefulErr)
+		}
+		if pyCarefulErr == "" && careful != "" && (pyCareful == careful || !strings.Contains(pyCareful, `"digest": "sha1:`) && strings.Contains(careful, `"digest":"`)) {
+			t.Errorf("%s: the cdx options did not reach the indexer:\n%.300s", filepath.Base(p), pyCareful)
 		}
 		if testing.Verbose() {
 			t.Logf("%s: %d lines, error %q", filepath.Base(p), strings.Count(careful, "\n"), carefulErr)

@@ -144,8 +144,10 @@ type parInput struct {
 	size    int64
 	verify  bool
 	maxBody int
-	text    bool // the page detector's settings
-	full    bool
+	// prepOpts are the indexer's options, for the workers' cdx.Preparer.
+	prepOpts []cdx.Option
+	text     bool // the page detector's settings
+	full     bool
 	// index: for waczpack index (parRecords): no page detection, and only
 	// what fastRecords takes (the mandatory fields, CRLF CRLF after the
 	// record), so that the rest goes to fastRecords as it would
@@ -382,7 +384,7 @@ func (p *parInput) nextHeader(win slicer, pos int64) (int64, bool) {
 // work decodes the members of jobs.
 func (p *parInput) work() {
 	defer p.wg.Done()
-	w := &parWorker{p: p, br: bufio.NewReaderSize(nil, 32<<10), prep: cdx.NewPreparer(), det: NewDetector(p.text, p.full)}
+	w := &parWorker{p: p, br: bufio.NewReaderSize(nil, 32<<10), prep: cdx.NewPreparer(p.prepOpts...), det: NewDetector(p.text, p.full)}
 	for {
 		select {
 		case job := <-p.jobs:
@@ -1008,8 +1010,8 @@ type parRecords struct {
 	view *record.Record
 }
 
-func newParRecords(ra io.ReaderAt, size int64, name string) *parRecords {
-	p := &parInput{ra: ra, size: size, maxBody: cdx.DefaultMaxRequestBody, index: true}
+func newParRecords(ra io.ReaderAt, size int64, name string, prepOpts ...cdx.Option) *parRecords {
+	p := &parInput{ra: ra, size: size, maxBody: cdx.DefaultMaxRequestBody, index: true, prepOpts: prepOpts}
 	p.start()
 	return &parRecords{p: p, name: name}
 }

@@ -5,15 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
-	"path/filepath"
 
-	"github.com/arcport/arcport/lib/arc"
 	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/internal/cliutil"
-	"github.com/arcport/arcport/lib/record"
 	"github.com/arcport/arcport/lib/wacz"
-	"github.com/arcport/arcport/lib/warc"
 	"github.com/urfave/cli/v2"
 )
 
@@ -62,21 +57,12 @@ func indexFileCdxjIndexer(name string, stdin io.Reader, fn func([]byte) error) e
 	if err != nil {
 		return fmt.Errorf("%s: %v", shown, err)
 	}
-	opts := []cdx.Option{cdx.WithFullDigest(true), cdx.WithARCDigests(false)}
-	var rd record.Reader
-	switch kind {
-	case wacz.KindARC, wacz.KindARCGzip:
-		rd, err = arc.NewReader(br, arc.WithName(shown), arc.WithPolicy(record.Fail))
-	default:
-		if ra != nil {
-			opts = append(opts, cdx.WithSource(ra))
-		}
-		rd, err = warc.NewReader(br, warc.WithFilename(shown), warc.WithPolicy(record.Fail))
-	}
+	// NewFileIndexer: the fast path of plain index for a local
+	// gzip-per-record WARC (only the WARC and HTTP heads inflated)
+	ix, err := wacz.NewFileIndexer(br, ra, shown, cdx.WithFullDigest(true), cdx.WithARCDigests(false))
 	if err != nil {
 		return err
 	}
-	ix := cdx.NewIndexer(rd, path.Base(filepath.ToSlash(shown)), opts...)
 	var line []byte
 	for {
 		e, err := ix.Next()
