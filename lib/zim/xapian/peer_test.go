@@ -117,3 +117,9 @@ func openFile(t testing.TB, path string) *DB {
 	}
 	return db
 }
+
+// peertestMissing is peertest.Missing (skip locally, fail under CI).
+func peertestMissing(t testing.TB, peer, why string) {
+	t.Helper()
+	peertest.Missing(t, peer, why)
+}

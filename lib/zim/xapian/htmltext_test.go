@@ -1,0 +1,171 @@
+package xapian
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseHTML(t *testing.T) {
+	for _, tc := range []struct{ html, title, dump, keywords string }{
+		{"<html><head><title>T &amp; U</title><meta name=keywords content='k1, k2'></head><body><p>Hello <b>wor</b>ld</p><div>next</div></body>after",
+			"T & U", "Hello world next", "k1, k2"},
+		{"<body>a<script>var x = 'scripted'; if (a<b) {}</script>b<style>.styled{}</style>c<!-- commented -->d</body>", "", "abcd", ""},
+		{"<body><a href='attributeword' title=\"attr\">link</a> caf&eacute; &#233;t&#xE9; &unknown; &#0; &amp;lt;</body>", "", "link café été &unknown; &#0; &lt;", ""},
+		{"text before body<body>kept<br>broken<img src=x>up", "", "kept broken up", ""},
+		{"<body><!--htdig_noindex-->hidden<!--/htdig_noindex-->shown", "", "shown", ""},
+	} {
+		h := ParseHTML(tc.html)
+		if h.Title != tc.title || h.Dump != tc.dump || h.Keywords != tc.keywords {
+			t.Errorf("ParseHTML(%q) = title %q dump %q keywords %q, want %q %q %q", tc.html, h.Title, h.Dump, h.Keywords, tc.title, tc.dump, tc.keywords)
+		}
+	}
+	if h := ParseHTML(`<meta name="robots" content="NOINDEX"><body>x`); h.IndexingAllowed {
+		t.Error("robots noindex not honoured")
+	}
+	if h := ParseHTML(`<meta name="geo.position" content="48.85;2.35">`); !h.HasGeo || h.Lat != 48.85 || h.Lon != 2.35 {
+		t.Errorf("geo: %+v", h)
+	}
+}
+
+// libzimPages are HTML pages for the comparison with libzim's indexer.
+var libzimPages = []struct{ Path, Title, HTML string }{
+	{"index.html", "Garden Roses", `<html><head><title>Garden Roses</title><meta name="keywords" content="flowers, Gardening"></head>
+<body><h1>Roses</h1><p>Gardening with roses in the garden: the gardeners' guide.</p>
+<script>var hiddenscriptword = "<b>nope</b>";</script><style>.hiddenstyleword{color:red}</style>
+<!-- hiddencommentword --><a href="hiddenattributeword.html" title="hiddentitleattr">Read more</a>
+<ul><li>one</li><li>two</li></ul>Caf&eacute; &amp; th&eacute; &#8212; naïve été</body></html>`},
+	{"cafe.html", "Le Café", `<html><body><p>Un café au lait en été, s'il vous plaît.</p><p>AT&amp;T C++ 3.14 U.S.A.</p></body></html>`},
+	{"long.html", "Long Page", "<html><body>" + strings.Repeat("<p>The quick brown foxes were jumping over lazy dogs repeatedly.</p>\n", 40) + "</body></html>"},
+	{"noindex.html", "Robots", `<html><head><meta name="robots" content="noindex"></head><body>secret words</body></html>`},
+	{"empty.html", "Empty", `<html><body>   </body></html>`},
+	{"tricky.html", "Tricky <Page>", `<!DOCTYPE html><?xml-stylesheet x?><html><head><title>ignored head title</title></head><body class=main id='x' data-x="a>b">
+<table><tr><td>cell1</td><td>cell2</td></tr></table>unquoted<br/>after<hr>rule<h2>Heading</h2>
+<p>Numbers: 1,000,000 and 3.14159; dates 2024-01-02; emails someone@example.org; URLs https://example.org/path?q=1&amp;r=2</p>
+<p>Apostrophes: don't, it’s, l’été; quotes “double” «French»; dashes – and —; ellipsis…</p>
+<p>Accents: Ærøskøbing, São Paulo, Zürich, İstanbul, naïveté, Ελληνικά, Русский</p>
+<!-- a comment with <b>tags</b> --><![CDATA[ cdata text ]]>
+<p>a<b</p><p>x > y</p><textarea>typed text</textarea><select><option>opt1<option>opt2</select>
+</body></html>`},
+	{"words.html", "Many Words", "<html><body><p>" + strings.Join(strings.Fields(strings.Repeat("gardening gardens gardened gardener roses rose rosy blooming bloomed flowers flowering generously communication nationalization relational hopefully happiness ", 3)), " ") + "</p></body></html>"},
+}
+
+// TestLibzimFullTextSameAsLibzim: the ZIM that libzim's own Creator
+// (python3-libzim, indexing on, English) writes for some HTML pages holds
+// in X/fulltext/xapian, per document, exactly the terms and wdfs, data and
+// values that LibzimFullText makes for the same pages with StemEnglish and
+// the stop words libzim stored in the database.
+func TestLibzimFullTextSameAsLibzim(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import libzim.writer").Run(); err != nil {
+		needPyLibzim(t)
+	}
+	zimPath := filepath.Join(t.TempDir(), "pages.zim")
+	js, _ := json.Marshal(libzimPagesJSON())
+	cmd := exec.Command(py, "testdata/libzimmake.py", zimPath, "eng")
+	cmd.Stdin = bytes.NewReader(js)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("libzimmake.py: %v\n%s", err, out)
+	}
+	b := readIndex(t, zimPath, "fulltext")
+	db, err := Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the stop words libzim used are in the metadata (Debian's libzim 8.1
+	// stores none for "eng")
+	sw, _ := db.Metadata("stopwords")
+	stops := map[string]bool{}
+	for _, w := range strings.Split(string(sw), "\n") {
+		if w != "" {
+			stops[w] = true
+		}
+	}
+	// libzim's documents: terms by inverting every posting list
+	type doc struct {
+		data   string
+		terms  map[string]uint32
+		values [2]string
+	}
+	docs := map[uint32]*doc{}
+	for did := uint32(1); did <= db.Stats().LastDocID; did++ {
+		data, _ := db.DocData(did)
+		v0, _ := db.Value(did, 0)
+		v1, _ := db.Value(did, 1)
+		docs[did] = &doc{data: string(data), terms: map[string]uint32{}, values: [2]string{string(v0), string(v1)}}
+	}
+	err = db.AllTerms("", func(term string, tf uint32, cf uint64) bool {
+		ps, err := db.Postings(term)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			docs[p.DocID].terms[term] = p.WDF
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byData := map[string]*doc{}
+	for _, d := range docs {
+		byData[d.data] = d
+	}
+	compared := 0
+	defer func() {
+		if compared < 40 {
+			t.Errorf("only %d terms compared", compared)
+		}
+		t.Logf("%d terms of %d documents compared", compared, len(byData))
+	}()
+	for _, pg := range libzimPages {
+		want, indexed := byData["C/"+pg.Path]
+		got, ok := LibzimFullText(pg.Path, pg.Title, pg.HTML, StemEnglish, func(w string) bool { return stops[w] })
+		if ok != indexed {
+			t.Errorf("%s: arcport indexes it: %v, libzim: %v", pg.Path, ok, indexed)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if string(got.values[0]) != want.values[0] || string(got.values[1]) != want.values[1] {
+			t.Errorf("%s: values %q %q, libzim %q %q", pg.Path, got.values[0], got.values[1], want.values[0], want.values[1])
+		}
+		gt := map[string]uint32{}
+		for term, dt := range got.terms {
+			gt[term] = dt.wdf
+		}
+		for term, w := range want.terms {
+			compared++
+			if gt[term] != w {
+				t.Errorf("%s: term %q wdf %d, libzim %d", pg.Path, term, gt[term], w)
+			}
+		}
+		for term, g := range gt {
+			if _, ok := want.terms[term]; !ok {
+				t.Errorf("%s: term %q (wdf %d) not in libzim's index", pg.Path, term, g)
+			}
+		}
+	}
+	for _, hidden := range []string{"hiddenscriptword", "hiddenstyleword", "hiddencommentword", "hiddenattributeword", "hiddentitleattr", "secret"} {
+		if ps, _ := db.Postings(hidden); len(ps) > 0 {
+			t.Errorf("libzim indexed %q", hidden)
+		}
+	}
+}
+
+func libzimPagesJSON() []map[string]string {
+	var out []map[string]string
+	for _, p := range libzimPages {
+		out = append(out, map[string]string{"path": p.Path, "title": p.Title, "html": p.HTML})
+	}
+	return out
+}
+
+func needPyLibzim(t *testing.T) {
+	t.Helper()
+	peertestMissing(t, "python3-libzim", "/usr/bin/python3 cannot import libzim.writer")
+}
