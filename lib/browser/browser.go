@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -61,7 +62,8 @@ type Browser struct {
 	// home holds Chromium's profile and its XDG config and cache folders,
 	// so every process it starts, its crash handlers too, names it on its
 	// command line: Close ends them by it, and removes it.
-	home string
+	home  string
+	proxy net.Listener // see deadProxy
 
 	mu     sync.Mutex
 	tabs   map[target.ID]*tab   // open tabs by target (= main frame) id
@@ -69,10 +71,25 @@ type Browser struct {
 	closed bool
 }
 
-// deadProxy is where Chromium would send what it asked for itself: a port
-// where nothing answers (the discard service, closed on any sane host),
-// bypassed for nothing, loopback included.
-const deadProxy = "http://127.0.0.1:9"
+// deadProxy listens on loopback and hangs up on every connection: it is
+// Chromium's proxy, bypassed for nothing (loopback included), so whatever
+// Chromium would ask for itself, beside the interception, fails at once.
+func deadProxy() (net.Listener, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return ln, nil
+}
 
 // Start starts Chromium headless and turns on request interception. ctx
 // bounds the start only; the browser runs until Close.
@@ -88,12 +105,17 @@ func Start(ctx context.Context, opts Options) (*Browser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("browser: %w", err)
 	}
+	proxy, err := deadProxy()
+	if err != nil {
+		os.RemoveAll(home)
+		return nil, fmt.Errorf("browser: %w", err)
+	}
 	aopts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.UserDataDir(filepath.Join(home, "profile")),
 		chromedp.Env("XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache")),
 		chromedp.WindowSize(opts.Width, opts.Height),
-		chromedp.Flag("proxy-server", deadProxy),
+		chromedp.Flag("proxy-server", "http://"+proxy.Addr().String()),
 		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-crash-reporter", true),
@@ -111,7 +133,7 @@ func Start(ctx context.Context, opts Options) (*Browser, error) {
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), aopts...)
 	bctx, bcancel := chromedp.NewContext(actx)
 	b := &Browser{
-		opts: opts, allocCancel: acancel, ctx: bctx, cancel: bcancel, home: home,
+		opts: opts, allocCancel: acancel, ctx: bctx, cancel: bcancel, home: home, proxy: proxy,
 		tabs: map[target.ID]*tab{}, frames: map[cdp.FrameID]*tab{},
 	}
 	started := make(chan error, 1)
@@ -182,6 +204,7 @@ func (b *Browser) Close() error {
 	b.mu.Unlock()
 	b.cancel()
 	b.allocCancel() // kills the browser process and waits for it
+	b.proxy.Close()
 	// Its children can outlive it, or fork as it dies: look until none
 	// is seen a few times in a row.
 	deadline := time.Now().Add(5 * time.Second)

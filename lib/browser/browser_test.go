@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -335,4 +336,43 @@ func (b *Browser) openTabs() []*tab {
 		ts = append(ts, t)
 	}
 	return ts
+}
+
+// TestNoNetworkOfItsOwn: with interception off, Chromium reaches no server:
+// its proxy answers nothing, for loopback too. So a request the Fetch
+// domain would ever miss fails in the page instead of leaving a second way
+// to the network.
+func TestNoNetworkOfItsOwn(t *testing.T) {
+	b := start(t)
+	s := newSite(t)
+	if _, err := chromedp.CallBrowser(b.ctx, fetch.Disable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := chromedp.NewContext(b.ctx)
+	defer cancel()
+	tctx, tcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer tcancel()
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	nav, err := chromedp.Call(tctx, page.Navigate, page.NavigateParams{URL: s.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("navigation without interception: %q", nav.ErrorText)
+	if nav.ErrorText == "" {
+		t.Error("the page loaded")
+	}
+	if got := s.log(); len(got) != 0 {
+		t.Errorf("the server was reached: %q", got)
+	}
+}
+
+// TestStartBadPath: a missing binary is one line naming it.
+func TestStartBadPath(t *testing.T) {
+	_, err := Start(context.Background(), Options{Path: "/nonexistent/chromium"})
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "/nonexistent/chromium") {
+		t.Fatalf("err = %v", err)
+	}
+	t.Log(err)
 }

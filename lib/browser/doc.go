@@ -9,8 +9,9 @@
 // paused before it leaves Chromium; Render answers each one from the
 // caller's FetchFunc (mirrorget's own HTTP client), with Fetch.fulfillRequest.
 // Service workers are bypassed (Network.setBypassServiceWorker) and Chromium
-// is given a proxy that does not answer, so nothing that is not intercepted
-// can reach a server either.
+// is given a loopback proxy of this package's that hangs up on every
+// connection, loopback not bypassed, so nothing that is not intercepted can
+// reach a server either.
 //
 // Render loads a page in a new tab, waits until the network has been idle
 // for PageOptions.Idle (counted from the intercepted requests themselves),
