@@ -531,3 +531,41 @@ func LibzimFullText(path, title, html string, stem func(string) string, stop fun
 	}
 	return doc, true
 }
+
+// AnchorTerm starts every title document of libzim's title index (at
+// position 1), so that a suggestion can ask for titles that start with
+// the query.
+const AnchorTerm = "0posanchor"
+
+// LibzimTitle builds the title-index document libzim's writer makes for a
+// front article (XapianIndexer::indexTitle, libzim 9): data "C/"+path,
+// value 0 the title, value 1 targetPath (or path when empty), and the
+// terms of "0posanchor " + the title with accents removed, with
+// positions, STEM_SOME when stem is not nil, words up to 240 bytes. A title
+// made only of non-word characters becomes one term, as libzim 9 does.
+func LibzimTitle(path, title, targetPath string, stem func(string) string) *Document {
+	doc := NewDocument()
+	doc.SetData([]byte("C/" + path))
+	doc.AddValue(0, []byte(title))
+	if targetPath == "" {
+		targetPath = path
+	}
+	doc.AddValue(1, []byte(targetPath))
+	unaccented := RemoveAccents(title)
+	if unaccented == "" {
+		return doc
+	}
+	g := TermGenerator{Doc: doc, MaxWordLength: 240}
+	if stem != nil {
+		g.Stemmer = stem
+	}
+	g.IndexText(AnchorTerm+" "+unaccented, 1, "")
+	if len(doc.terms) == 1 {
+		// only the anchor: the title has no word characters
+		delete(doc.terms, AnchorTerm)
+		if len(unaccented) <= 240 {
+			doc.AddTerm(unaccented, 1)
+		}
+	}
+	return doc
+}

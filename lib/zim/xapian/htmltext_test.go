@@ -3,8 +3,11 @@ package xapian
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -168,4 +171,141 @@ func libzimPagesJSON() []map[string]string {
 func needPyLibzim(t *testing.T) {
 	t.Helper()
 	peertestMissing(t, "python3-libzim", "/usr/bin/python3 cannot import libzim.writer")
+}
+
+// TestLibzimTitleSameAsLibzim: X/title/xapian of the same ZIM holds, per
+// document, the terms, wdfs, positions and values LibzimTitle makes.
+func TestLibzimTitleSameAsLibzim(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import libzim.writer").Run(); err != nil {
+		needPyLibzim(t)
+	}
+	zimPath := filepath.Join(t.TempDir(), "pages.zim")
+	js, _ := json.Marshal(libzimPagesJSON())
+	cmd := exec.Command(py, "testdata/libzimmake.py", zimPath, "eng")
+	cmd.Stdin = bytes.NewReader(js)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("libzimmake.py: %v\n%s", err, out)
+	}
+	b := readIndex(t, zimPath, "title")
+	db, err := Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type posting struct {
+		wdf uint32
+		pos []uint32
+	}
+	docs := map[string]map[string]posting{}
+	dataOf := map[uint32]string{}
+	for did := uint32(1); did <= db.Stats().LastDocID; did++ {
+		data, _ := db.DocData(did)
+		dataOf[did] = string(data)
+		docs[string(data)] = map[string]posting{}
+	}
+	db.AllTerms("", func(term string, tf uint32, cf uint64) bool {
+		ps, _ := db.Postings(term)
+		for _, p := range ps {
+			pos, _ := db.Positions(p.DocID, term)
+			docs[dataOf[p.DocID]][term] = posting{p.WDF, pos}
+		}
+		return true
+	})
+	compared := 0
+	for _, pg := range libzimPages {
+		want, ok := docs["C/"+pg.Path]
+		if !ok {
+			t.Errorf("%s: not in libzim's title index", pg.Path)
+			continue
+		}
+		got := LibzimTitle(pg.Path, pg.Title, "", StemEnglish)
+		if len(got.terms) != len(want) {
+			t.Errorf("%s: %d terms, libzim %d", pg.Path, len(got.terms), len(want))
+		}
+		for term, w := range want {
+			compared++
+			g, ok := got.terms[term]
+			if !ok || g.wdf != w.wdf || !slices.Equal(g.pos, w.pos) && len(g.pos)+len(w.pos) > 0 {
+				t.Errorf("%s: term %q: %v, libzim wdf %d positions %v", pg.Path, term, g, w.wdf, w.pos)
+			}
+		}
+	}
+	if compared < 15 {
+		t.Errorf("only %d terms compared", compared)
+	}
+	t.Logf("%d terms of %d title documents compared", compared, len(docs))
+}
+
+// TestLibzimFullTextSearchSameAsLibzim: the full-text database arcport
+// writes from the pages (LibzimFullText, NoTermList) and the one libzim
+// wrote answer Xapian's queries with the same documents and the same
+// weights (BM25 over identical statistics).
+func TestLibzimFullTextSearchSameAsLibzim(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import libzim.writer").Run(); err != nil {
+		needPyLibzim(t)
+	}
+	needPyXapian(t)
+	dir := t.TempDir()
+	zimPath := filepath.Join(dir, "pages.zim")
+	js, _ := json.Marshal(libzimPagesJSON())
+	cmd := exec.Command(py, "testdata/libzimmake.py", zimPath, "eng")
+	cmd.Stdin = bytes.NewReader(js)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("libzimmake.py: %v\n%s", err, out)
+	}
+	theirs := filepath.Join(dir, "libzim.glass")
+	if err := os.WriteFile(theirs, readIndex(t, zimPath, "fulltext"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := NewWriter(WriterOptions{NoTermList: true})
+	for _, pg := range libzimPages {
+		if d, ok := LibzimFullText(pg.Path, pg.Title, pg.HTML, StemEnglish, nil); ok {
+			w.Add(d)
+		}
+	}
+	w.SetMetadata("valuesmap", []byte("title:0;wordcount:1;geo.position:2"))
+	w.SetMetadata("kind", []byte("fulltext"))
+	w.SetMetadata("data", []byte("fullPath"))
+	w.SetMetadata("language", []byte("eng"))
+	ours := writeDB(t, w)
+	xapianCheck(t, ours)
+	queries := []string{"garden", "rose", "cafe", "ete", "quick", "fox", "gener", "flower", "the", "garden OR rose", "bloom AND flower", "nation", "zzzz"}
+	type result struct {
+		Query   string    `json:"query"`
+		Data    []string  `json:"data"`
+		Weights []float64 `json:"weights"`
+	}
+	run := func(db string) map[string]result {
+		out, err := exec.Command(py, append([]string{"testdata/xapquery.py", db}, queries...)...).Output()
+		if err != nil {
+			t.Fatalf("xapquery.py %s: %v", db, err)
+		}
+		res := map[string]result{}
+		for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+			var r result
+			json.Unmarshal(line, &r)
+			res[r.Query] = r
+		}
+		return res
+	}
+	a, b := run(ours), run(theirs)
+	found := 0
+	for _, q := range queries {
+		ra, rb := a[q], b[q]
+		ka, kb := map[string]float64{}, map[string]float64{}
+		for i, d := range ra.Data {
+			ka[d] = ra.Weights[i]
+		}
+		for i, d := range rb.Data {
+			kb[d] = rb.Weights[i]
+		}
+		if !maps.Equal(ka, kb) {
+			t.Errorf("query %q: arcport's index gives %v, libzim's %v", q, ka, kb)
+		}
+		found += len(ka)
+	}
+	if found < 10 {
+		t.Errorf("only %d hits in all", found)
+	}
 }

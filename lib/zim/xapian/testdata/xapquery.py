@@ -2,7 +2,7 @@
 """Run queries with Xapian's own matcher (python3-xapian): xapquery.py DB Q...
 Each Q is parsed by Xapian::QueryParser (no stemmer, default flags plus
 phrases); prints one JSON line per query with all matching docids in rank
-order and Xapian's estimated match count."""
+order, their data and weights, and Xapian's estimated match count."""
 import json, sys, xapian
 
 db = xapian.Database(sys.argv[1])
@@ -13,4 +13,6 @@ for q in sys.argv[2:]:
     enq = xapian.Enquire(db)
     enq.set_query(query)
     m = enq.get_mset(0, db.get_doccount() + 1)
-    print(json.dumps({"query": q, "docids": [x.docid for x in m], "estimate": m.get_matches_estimated()}))
+    print(json.dumps({"query": q, "docids": [x.docid for x in m], "estimate": m.get_matches_estimated(),
+                      "data": [x.document.get_data().decode("latin-1") for x in m],
+                      "weights": [round(x.weight, 9) for x in m]}))
