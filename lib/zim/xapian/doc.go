@@ -27,7 +27,9 @@
 // The text pipeline follows xapian-core/queryparser/termgenerator_internal.cc
 // and unicode/utf8itor.cc (TermGenerator), xapian-core/languages/english.sbl
 // and french.sbl (the Snowball stemmers, StemEnglish and StemFrench), and
-// libzim's src/tools.cpp (RemoveAccents).
+// libzim's src/tools.cpp (RemoveAccents, CountWords), src/xapian/htmlparse.cc
+// and myhtmlparse.cc (ParseHTML), src/writer/defaultIndexData.h,
+// xapianWorker.cpp and xapianIndexer.cpp (LibzimFullText, LibzimTitle).
 //
 // What libzim writes into these databases is described by libzim's
 // src/writer/xapianIndexer.cpp, xapianWorker.cpp and creator.cpp
