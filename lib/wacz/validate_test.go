@@ -90,7 +90,8 @@ func hasProblem(probs []Problem, path string, re string) bool {
 
 func goodWACZ(t *testing.T) string {
 	t.Helper()
-	path, _, err := buildWACZ(t, Options{Seeds: []string{"http://example.com/"}}, readTD(t, "example.warc.gz"))
+	// with the seed draft's files, so that the byte flips reach them too
+	path, _, err := buildWACZ(t, Options{Seeds: []string{"http://example.com/"}, DraftFiles: true}, readTD(t, "example.warc.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
