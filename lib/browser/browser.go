@@ -43,11 +43,13 @@ type Options struct {
 	Output io.Writer
 }
 
-// The causes of a failed Render, wrapped by its error.
+// The causes of a failed Render, wrapped by its error (see PageOptions
+// for the bounds).
 var (
-	ErrTimeout = errors.New("page timeout")
-	ErrCrashed = errors.New("tab crashed")
-	ErrGone    = errors.New("browser exited")
+	ErrTimeout  = errors.New("page timeout")
+	ErrCrashed  = errors.New("tab crashed")
+	ErrGone     = errors.New("browser exited")
+	ErrTooLarge = errors.New("DOM too large")
 )
 
 // Browser is one Chromium process. Render may be called from several

@@ -204,6 +204,24 @@ func TestRenderDialogs(t *testing.T) {
 	}
 }
 
+// TestRenderTooLarge: a DOM past MaxDOM is one line, and not read.
+func TestRenderTooLarge(t *testing.T) {
+	b := start(t)
+	s := newSite(t)
+	opts := quick
+	opts.MaxDOM = 1 << 20
+	_, err := b.Render(context.Background(), s.URL+"/big.html", newFetcher().fetch, opts)
+	if !errors.Is(err, ErrTooLarge) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v, want one line wrapping ErrTooLarge", err)
+	}
+	t.Log(err)
+	opts.MaxDOM = 8 << 20
+	p, err := b.Render(context.Background(), s.URL+"/big.html", newFetcher().fetch, opts)
+	if err != nil || len(p.Frames[0].HTML) < 2<<20 {
+		t.Fatalf("with MaxDOM 8 MiB: %v", err)
+	}
+}
+
 // TestRenderHang: a page that never yields ends with its timeout, in one
 // line, and the browser renders the next page.
 func TestRenderHang(t *testing.T) {

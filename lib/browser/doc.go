@@ -17,10 +17,11 @@
 // for PageOptions.Idle (counted from the intercepted requests themselves),
 // scrolls until the page height is stable (bounded by ScrollMax), dismisses
 // dialogs, and returns the rendered DOM of every frame, the links found in
-// them, the text and a PNG screenshot. A page that hangs ends with its
-// Timeout, a tab that crashes or a browser that dies ends it with a one-line
-// error (ErrTimeout, ErrCrashed, ErrGone); Close always stops Chromium and
-// every process it started.
+// them, the text and a PNG screenshot. A page that never goes idle is taken
+// as it stands after three quarters of its Timeout; one that hangs ends
+// with its Timeout, a tab that crashes, a browser that dies or a DOM past
+// MaxDOM end it with a one-line error (ErrTimeout, ErrCrashed, ErrGone,
+// ErrTooLarge); Close always stops Chromium and every process it started.
 //
 // The package knows nothing of crawls, scopes or archives: the caller
 // decides what is fetched and what is kept, the browser only renders.

@@ -24,6 +24,7 @@ type frameResult struct {
 	HTML  string      `json:"html"`
 	Text  string      `json:"text"`
 	Links [][2]string `json:"links"`
+	Over  int         `json:"over"` // the characters of DOM and text, when over the limit
 }
 
 // frames reads every frame of the page: those in the tab's process from
@@ -46,6 +47,7 @@ func (t *tab) frames(ctx context.Context) ([]Frame, []Link, error) {
 	}
 	var frames []Frame
 	var links []Link
+	left := t.opts.MaxDOM
 	read := func(ctx context.Context, skipRoot bool) error {
 		tree, err := chromedp.Call(ctx, page.GetFrameTree, cdp.Empty{})
 		if err != nil {
@@ -66,13 +68,17 @@ func (t *tab) frames(ctx context.Context) ([]Frame, []Link, error) {
 		}
 		walk(tree.FrameTree, true)
 		for _, id := range ids {
-			fr, err := readFrame(ctx, id)
+			fr, err := readFrame(ctx, id, left)
 			if err != nil {
 				if ctx.Err() != nil {
 					return err
 				}
 				continue // a frame gone meanwhile
 			}
+			if fr.Over > 0 {
+				return fmt.Errorf("%w: %d characters of DOM and text in frame %s, over %d", ErrTooLarge, fr.Over, fr.URL, t.opts.MaxDOM)
+			}
+			left -= len(fr.HTML) + len(fr.Text)
 			frames = append(frames, Frame{URL: fr.URL, Title: fr.Title, HTML: fr.HTML, Text: fr.Text})
 			for _, l := range fr.Links {
 				links = append(links, Link{Tag: l[0], URL: l[1]})
@@ -94,14 +100,15 @@ func (t *tab) frames(ctx context.Context) ([]Frame, []Link, error) {
 	return frames, links, nil
 }
 
-func readFrame(ctx context.Context, id cdp.FrameID) (*frameResult, error) {
+// readFrame reads a frame with frame.js, in an isolated world of its own.
+func readFrame(ctx context.Context, id cdp.FrameID, limit int) (*frameResult, error) {
 	w, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: id, WorldName: "arcport"})
 	if err != nil {
 		return nil, err
 	}
 	yes := true
 	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: frameJS, ContextID: w.ExecutionContextID, ReturnByValue: &yes,
+		Expression: fmt.Sprintf("(%s)(%d)", frameJS, limit), ContextID: w.ExecutionContextID, ReturnByValue: &yes,
 	})
 	if err != nil {
 		return nil, err

@@ -30,6 +30,9 @@ type PageOptions struct {
 	// MaxBody refuses to the browser the bodies longer than it (the
 	// request fails in the page); 0: no limit.
 	MaxBody int
+	// MaxDOM bounds the characters of DOM and text read from all the
+	// frames (64 Mi); a page over it fails with ErrTooLarge.
+	MaxDOM int
 }
 
 func (o *PageOptions) defaults() {
@@ -38,6 +41,9 @@ func (o *PageOptions) defaults() {
 	}
 	if o.Idle <= 0 {
 		o.Idle = 2 * time.Second
+	}
+	if o.MaxDOM <= 0 {
+		o.MaxDOM = 64 << 20
 	}
 	if o.ScrollMax == 0 {
 		o.ScrollMax = 40
@@ -111,7 +117,7 @@ type tab struct {
 // from fetch, and returns the page once the network is idle and scrolling
 // is done. The tab is closed when it returns; no call of fetch is still
 // running then. An error is one line naming url, wrapping ErrTimeout,
-// ErrCrashed or ErrGone when one of them is the cause.
+// ErrCrashed, ErrGone or ErrTooLarge when one of them is the cause.
 func (b *Browser) Render(ctx context.Context, url string, fetch FetchFunc, opts PageOptions) (*Page, error) {
 	opts.defaults()
 	now := time.Now()

@@ -121,6 +121,8 @@ fetch('/api/v1/item/' + id).then(r => r.json()).then(it => {
 		html(`<!doctype html><html><body><script>for (;;) {}</script></body></html>`)
 	case p == "/dialogs.html":
 		html(`<!doctype html><html><body><script>alert('one'); document.title = confirm('two') ? 'yes' : 'no';</script><p>after</p></body></html>`)
+	case p == "/big.html":
+		html(`<!doctype html><html><body><script>document.body.innerHTML = '<p>' + 'x'.repeat(2 << 20) + '</p>';</script></body></html>`)
 	case p == "/wait.html":
 		html(`<!doctype html><html><body><img src="/slow"></body></html>`)
 	default:
