@@ -501,7 +501,8 @@ func CountWords(text string) uint32 {
 // decimal, and the terms of the page text, of the title (wdf boosted by
 // text length / 500 + 1) and of the keywords (boosted 3), accents removed,
 // without positions, stemmed with STEM_ALL when stem is not nil, stop
-// words dropped. ok is false when libzim would not index the item (no
+// words dropped, CJK text as n-grams (libzim 9; libzim 8 had no n-grams).
+// ok is false when libzim would not index the item (no
 // text, robots noindex, or "NOINDEX" in the text). The geo.position value
 // (slot 2) is not written yet.
 func LibzimFullText(path, title, html string, stem func(string) string, stop func(string) bool) (doc *Document, ok bool) {
@@ -516,7 +517,7 @@ func LibzimFullText(path, title, html string, stem func(string) string, stop fun
 	doc.SetData([]byte("C/" + path))
 	doc.AddValue(0, []byte(title))
 	doc.AddValue(1, []byte(strconv.FormatUint(uint64(CountWords(h.Dump)), 10)))
-	g := TermGenerator{Doc: doc, Stopper: stop, StopMode: StopAll}
+	g := TermGenerator{Doc: doc, Stopper: stop, StopMode: StopAll, CJKNgram: true}
 	if stem != nil {
 		g.Stemmer, g.Strategy = stem, StemAll
 	}
@@ -541,7 +542,8 @@ const AnchorTerm = "0posanchor"
 // front article (XapianIndexer::indexTitle, libzim 9): data "C/"+path,
 // value 0 the title, value 1 targetPath (or path when empty), and the
 // terms of "0posanchor " + the title with accents removed, with
-// positions, STEM_SOME when stem is not nil, words up to 240 bytes. A title
+// positions, STEM_SOME when stem is not nil, words up to 240 bytes, CJK
+// text as n-grams. A title
 // made only of non-word characters becomes one term, as libzim 9 does.
 func LibzimTitle(path, title, targetPath string, stem func(string) string) *Document {
 	doc := NewDocument()
@@ -555,7 +557,7 @@ func LibzimTitle(path, title, targetPath string, stem func(string) string) *Docu
 	if unaccented == "" {
 		return doc
 	}
-	g := TermGenerator{Doc: doc, MaxWordLength: 240}
+	g := TermGenerator{Doc: doc, MaxWordLength: 240, CJKNgram: true}
 	if stem != nil {
 		g.Stemmer = stem
 	}

@@ -9,9 +9,10 @@ import "unicode"
 // "U.S.A." as "usa"; infixes kept inside a word (' & · ״ ‧, and between
 // digits , . ; and a few others); up to three trailing + or # ("c++",
 // "c#"); invalid UTF-8 read as ISO-8859-1, as Xapian's Utf8Iterator does.
-// Character classes come from Go's unicode tables (Unicode 15), Xapian
-// 1.4's from Unicode 9: characters assigned since then may differ. CJK
-// n-grams (FLAG_CJK_NGRAM) are not implemented yet.
+// With CJKNgram (FLAG_CJK_NGRAM, word-breaker.cc), runs of CJK characters
+// become unigrams (with positions) and bigrams (without). Character classes
+// come from Go's unicode tables (Unicode 15), Xapian 1.4's from Unicode 9:
+// characters assigned since then may differ.
 
 // StemStrategy is Xapian::TermGenerator::stem_strategy.
 type StemStrategy int
@@ -45,7 +46,10 @@ type TermGenerator struct {
 	StopMode StopStrategy
 	// MaxWordLength drops longer words (in bytes; 0 means Xapian's 64).
 	MaxWordLength int
-	pos           uint32
+	// CJKNgram indexes CJK text as unigrams and bigrams (FLAG_CJK_NGRAM,
+	// which libzim 9 sets).
+	CJKNgram bool
+	pos      uint32
 }
 
 // IncreaseTermpos adds delta to the current term position.
@@ -74,7 +78,8 @@ func (g *TermGenerator) index(text string, wdfInc uint32, prefix string, withPos
 	if g.Stopper == nil {
 		stopMode = StopNone
 	}
-	parseTerms(text, func(term string) {
+	parseTerms(text, g.CJKNgram, func(term string, unigram bool) {
+		positional := withPositions && unigram
 		if len(term) > maxLen {
 			return
 		}
@@ -83,7 +88,7 @@ func (g *TermGenerator) index(text string, wdfInc uint32, prefix string, withPos
 		}
 		s := g.Strategy
 		if s == StemSome || s == StemNone || s == StemSomeFullPos {
-			if withPositions {
+			if positional {
 				g.pos++
 				g.Doc.AddPosting(prefix+term, g.pos, wdfInc)
 			} else {
@@ -221,9 +226,21 @@ func appendUTF8(b []byte, r rune) []byte {
 	return b
 }
 
-// parseTerms is parse_terms without the CJK word breaker: it calls emit
-// for each term of text in order.
-func parseTerms(text string, emit func(term string)) {
+// isUnbrokenScript is word-breaker.cc's is_unbroken_script: the CJK
+// blocks.
+func isUnbrokenScript(r rune) bool {
+	if r < 0x2e80 {
+		return false
+	}
+	return (r >= 0x2e80 && r <= 0x2eff) || (r >= 0x3000 && r <= 0x9fff) || (r >= 0xa700 && r <= 0xa71f) ||
+		(r >= 0xac00 && r <= 0xd7af) || (r >= 0xf900 && r <= 0xfaff) || (r >= 0xfe30 && r <= 0xfe4f) ||
+		(r >= 0xff00 && r <= 0xffef) || (r >= 0x20000 && r <= 0x2a6df) || (r >= 0x2f800 && r <= 0x2fa1f)
+}
+
+// parseTerms is parse_terms: it calls emit for each term of text in
+// order; unigram is false for the bigrams of CJK text (which get no
+// position).
+func parseTerms(text string, cjk bool, emit func(term string, unigram bool)) {
 	// runes of text as Xapian iterates them; end is len(rs)
 	var rs []rune
 	for i := 0; i < len(text); {
@@ -267,19 +284,43 @@ func parseTerms(text string, emit func(term string)) {
 			}
 			if len(term) > 1 && (p >= len(rs) || !isWordchar(rs[p])) {
 				i = p
-				emit(string(term))
+				emit(string(term), true)
 				continue
 			}
 			term = term[:0]
 		}
 		ended := false
 		for {
+			if cjk && isUnbrokenScript(rs[i]) && isWordchar(rs[i]) {
+				// NgramIterator: c1, c1c2, c2, c2c3, ... cn
+				j := i
+				for j < len(rs) && isUnbrokenScript(rs[j]) && isWordchar(rs[j]) {
+					j++
+				}
+				for k := i; k < j; k++ {
+					emit(string(appendUTF8(nil, rs[k])), true)
+					if k+1 < j {
+						emit(string(appendUTF8(appendUTF8(nil, rs[k]), rs[k+1])), false)
+					}
+				}
+				i = j
+				for {
+					if i >= len(rs) {
+						return
+					}
+					if ch = checkWordchar(rs[i]); ch != 0 {
+						break
+					}
+					i++
+				}
+				continue
+			}
 			var prev rune
 			for {
 				term = appendUTF8(term, ch)
 				prev = ch
 				i++
-				if i >= len(rs) {
+				if i >= len(rs) || (cjk && isUnbrokenScript(rs[i])) {
 					ended = true
 					break
 				}
@@ -337,6 +378,6 @@ func parseTerms(text string, emit func(term string)) {
 				term = term[:l]
 			}
 		}
-		emit(string(term))
+		emit(string(term), true)
 	}
 }

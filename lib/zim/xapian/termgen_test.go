@@ -177,3 +177,28 @@ func TestTermGeneratorRealStemmers(t *testing.T) {
 		}
 	}
 }
+
+// TestTermGeneratorCJK: with CJKNgram, CJK runs give Xapian's unigrams
+// (with positions) and bigrams (without), around and inside other words.
+func TestTermGeneratorCJK(t *testing.T) {
+	t.Setenv("ARCPORT_XAPTG_CJK", "1")
+	texts := []string{"中文文本 English 日本語のテキスト 한국어 텍스트", "ab&漢字cd 漢a b漢 x漢字", "全角ＡＢＣ１２３ and ｶﾀｶﾅ", "单", "漢字。句読点、と「括弧」", "Café 中国 naïve"}
+	r := rand.New(rand.NewSource(9))
+	pieces := []string{"中", "文", "日", "本", "한", "국", "の", "。", "a", "B", " ", "&", "1", ".", "é", "ｶ"}
+	for i := 0; i < 200; i++ {
+		var b strings.Builder
+		for n := r.Intn(20); n > 0; n-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		texts = append(texts, b.String())
+	}
+	compareTermGen(t, texts, func(g *TermGenerator) { g.CJKNgram = true }, nil)
+	// xaptermgen.py's stopper knows "the", "a" and "of"
+	stop := func(w string) bool { return w == "the" || w == "a" || w == "of" }
+	compareTermGen(t, texts, func(g *TermGenerator) {
+		g.CJKNgram, g.Stemmer, g.Strategy, g.Stopper, g.StopMode = true, StemEnglish, StemAll, stop, StopAll
+	}, []string{"STEM_ALL", "STOP_ALL", "english"})
+	compareTermGen(t, texts, func(g *TermGenerator) {
+		g.CJKNgram, g.Stemmer, g.Strategy = true, StemEnglish, StemSome
+	}, []string{"STEM_SOME", "STOP_NONE", "english"})
+}

@@ -8,8 +8,9 @@ stemmer; with them the stemmer strips one trailing "s" (a stand-in, so the
 strategies can be compared without a Snowball stemmer), the stopper knows
 "the", "a" and "of", and STRATEGY / STOPMODE name TermGenerator's
 (STEM_SOME, STEM_ALL, STEM_ALL_Z, STEM_SOME_FULL_POS; STOP_NONE, STOP_ALL,
-STOP_STEMMED)."""
-import json, sys, xapian
+STOP_STEMMED). With ARCPORT_XAPTG_CJK=1 in the environment, the term
+generator has FLAG_CJK_NGRAM."""
+import json, os, sys, xapian
 
 class StripS(xapian.StemImplementation):
     def __call__(self, word):
@@ -26,6 +27,8 @@ for text in json.load(sys.stdin):
     doc = xapian.Document()
     tg = xapian.TermGenerator()
     tg.set_document(doc)
+    if os.environ.get("ARCPORT_XAPTG_CJK"):
+        tg.set_flags(xapian.TermGenerator.FLAG_CJK_NGRAM)
     if len(sys.argv) > 2:
         # a third argument names one of Xapian's own stemmers instead
         tg.set_stemmer(xapian.Stem(sys.argv[3]) if len(sys.argv) > 3 else xapian.Stem(StripS()))
