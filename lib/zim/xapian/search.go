@@ -1,0 +1,106 @@
+package xapian
+
+import (
+	"math"
+	"sort"
+)
+
+// Result is one document a search found.
+type Result struct {
+	DocID  uint32
+	Weight float64
+}
+
+// BM25 parameters of Xapian::BM25Weight's defaults (weight/bm25weight.cc),
+// which libzim's searches use.
+const (
+	bm25K1         = 1.0
+	bm25B          = 0.5
+	bm25MinNormlen = 0.5
+)
+
+// SearchTerms ranks the documents that hold every term (all) or any of
+// them by Xapian's BM25 weighting with its default parameters, best first
+// and, for equal weights, by docid, as Xapian::Enquire does; at most limit
+// results (0: all). A term given n times counts n times, as n leaves of
+// Xapian's OP_AND / OP_OR do.
+func (db *DB) SearchTerms(terms []string, all bool, limit int) ([]Result, error) {
+	st := db.stats
+	if st.DocCount == 0 || len(terms) == 0 {
+		return nil, nil
+	}
+	wqf := map[string]int{}
+	var uniq []string
+	for _, t := range terms {
+		if wqf[t] == 0 {
+			uniq = append(uniq, t)
+		}
+		wqf[t]++
+	}
+	N := float64(st.DocCount)
+	lenFactor := 0.0
+	if avlen := float64(st.TotalDocLen) / N; avlen != 0 {
+		lenFactor = 1 / avlen
+	}
+	weights := map[uint32]float64{}
+	hits := map[uint32]int{}
+	for _, t := range uniq {
+		tf, _, err := db.TermFreq(t)
+		if err != nil {
+			return nil, err
+		}
+		if tf == 0 {
+			if all {
+				return nil, nil
+			}
+			continue
+		}
+		tw := (N - float64(tf) + 0.5) / (float64(tf) + 0.5)
+		if tw < 2 {
+			tw = tw*0.5 + 1
+		}
+		// each occurrence of a term in the query is a leaf weighted on its
+		// own (wqf 1, so the k3 factor is 1), as Xapian weights OP_AND and
+		// OP_OR of term queries
+		termweight := math.Log(tw) * (bm25K1 + 1) * float64(wqf[t])
+		var ferr error
+		err = db.ScanPostings(t, func(p Posting) bool {
+			n, ok, err := db.DocLength(p.DocID)
+			if err != nil || !ok {
+				ferr = err
+				if err == nil {
+					ferr = corrupt("posting for %q in document %d, which has no length", t, p.DocID)
+				}
+				return false
+			}
+			normlen := math.Max(float64(n)*lenFactor, bm25MinNormlen)
+			wdf := float64(p.WDF)
+			weights[p.DocID] += termweight * (wdf / (bm25K1*(normlen*bm25B+(1-bm25B)) + wdf))
+			hits[p.DocID]++
+			return true
+		})
+		if err == nil {
+			err = ferr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	res := make([]Result, 0, len(weights))
+	for did, w := range weights {
+		if all && hits[did] != len(uniq) {
+			continue
+		}
+		res = append(res, Result{did, w})
+	}
+	sort.Slice(res, func(i, j int) bool {
+		if res[i].Weight != res[j].Weight {
+			return res[i].Weight > res[j].Weight
+		}
+		return res[i].DocID < res[j].DocID
+	})
+	if limit > 0 && len(res) > limit {
+		res = res[:limit]
+	}
+	return res, nil
+}
