@@ -104,3 +104,37 @@ func (db *DB) SearchTerms(terms []string, all bool, limit int) ([]Result, error)
 	}
 	return res, nil
 }
+
+// LibzimQueryTerms turns a user's query into terms as libzim's searcher
+// does for plain words (search.cpp: accents removed, Xapian's QueryParser
+// with STEM_ALL, the database's stop words, default operator AND): the
+// words, lowercased, stop words dropped unless nothing else is left, each
+// stemmed when stem is not nil. QueryParser's operators, phrases and CJK
+// handling are not reproduced: libzim parses with FLAG_CJK_NGRAM only, so
+// "AND", "OR", quotes and "-" are not operators there either, but
+// QueryParser still joins hyphenated and CJK words into phrases.
+func LibzimQueryTerms(query string, stem func(string) string, stop func(string) bool) []string {
+	var words []string
+	parseTerms(RemoveAccents(query), false, func(term string, _ bool) {
+		words = append(words, term)
+	})
+	kept := words[:0:0]
+	for _, w := range words {
+		if stop == nil || !stop(w) {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) == 0 {
+		kept = words
+	}
+	out := make([]string, 0, len(kept))
+	for _, w := range kept {
+		if stem != nil {
+			if s := stem(w); s != "" {
+				w = s
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}

@@ -65,3 +65,52 @@ func TestSearchTermsSameAsXapian(t *testing.T) {
 	}
 	t.Logf("%d ranked results compared", total)
 }
+
+// TestLibzimQuerySameAsXapian: plain-word queries turned into terms by
+// LibzimQueryTerms and ranked by SearchTerms give what Xapian's
+// QueryParser (set up as libzim's searcher) and Enquire give.
+func TestLibzimQuerySameAsXapian(t *testing.T) {
+	py := needPyXapian(t)
+	w, _ := NewWriter(WriterOptions{NoTermList: true})
+	for _, d := range randomDocs(2000, 13) {
+		// the random documents' words stemmed, as libzim indexes
+		sd := NewDocument()
+		for term, dt := range d.terms {
+			sd.AddTerm(StemEnglish(term), dt.wdf)
+		}
+		w.Add(sd)
+	}
+	p := writeDB(t, w)
+	db := openFile(t, p)
+	queries := []string{"garden", "gardens", "Gardening roses", "the rose", "the", "w1 w2", "W10 w20 w30", "roses of the garden", "cafe", "nothing here", "w5 w5", "a the of"}
+	js, _ := json.Marshal(queries)
+	cmd := exec.Command(py, "testdata/xaplibzimquery.py", p)
+	cmd.Stdin = bytes.NewReader(js)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("xaplibzimquery.py: %v", err)
+	}
+	stop := func(w string) bool { return w == "the" || w == "a" || w == "of" }
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	total := 0
+	for i, q := range queries {
+		var want [][2]float64
+		json.Unmarshal(lines[i], &want)
+		got, err := db.SearchTerms(LibzimQueryTerms(q, StemEnglish, stop), true, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Errorf("%q (terms %q): %d results, Xapian %d", q, LibzimQueryTerms(q, StemEnglish, stop), len(got), len(want))
+			continue
+		}
+		for j := range got {
+			if float64(got[j].DocID) != want[j][0] || math.Abs(got[j].Weight-want[j][1]) > 1e-9*math.Max(1, want[j][1]) {
+				t.Errorf("%q #%d: doc %d weight %.12f, Xapian doc %v weight %.12f", q, j, got[j].DocID, got[j].Weight, want[j][0], want[j][1])
+				break
+			}
+		}
+		total += len(got)
+	}
+	t.Logf("%d ranked results compared", total)
+}
