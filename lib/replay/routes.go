@@ -26,7 +26,6 @@ func NewServer(colls ...*Collection) (*Server, error) {
 		w.Write([]byte("ok\n"))
 	})
 	s.mux.Handle("GET /{coll}/cdx", &cdxHandler{s: s})
-	s.mux.Handle("GET /{coll}/{rest...}", &replayHandler{s: s})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")

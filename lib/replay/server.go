@@ -40,6 +40,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			jsonError(w, http.StatusInternalServerError, "Internal Error")
 		}
 	}()
+	if _, ok := parseReplay(r.RequestURI); ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		(&replayHandler{s: s}).ServeHTTP(w, r)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
