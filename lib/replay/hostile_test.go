@@ -258,3 +258,13 @@ func FuzzParseCDXObj(f *testing.F) {
 		appendMementoLink(nil, c, "{url} {timestamp}", true)
 	})
 }
+
+// newLoopback listens on a free loopback port.
+func newLoopback(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
