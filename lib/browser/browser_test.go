@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ import (
 
 const width, height = 800, 600
 
-func start(t *testing.T) *Browser {
+func start(t testing.TB) *Browser {
 	t.Helper()
 	path := peertest.Need(t, "chromium", "chromium")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -201,6 +202,35 @@ func TestRenderDialogs(t *testing.T) {
 	}
 	if p.Dialogs != 2 || p.Title != "no" || !strings.Contains(p.Text, "after") {
 		t.Errorf("dialogs %d, title %q, text %q", p.Dialogs, p.Title, p.Text)
+	}
+}
+
+// TestRenderPostAndCookies: a script's POST reaches fetch with its body
+// (300 KB), and a cookie set by a script is in the requests' Cookie field.
+func TestRenderPostAndCookies(t *testing.T) {
+	b := start(t)
+	s := newSite(t)
+	f := newFetcher()
+	var mu sync.Mutex
+	var post *http.Request
+	f.hook = func(r *http.Request) {
+		if r.URL.Path == "/api/echo" {
+			mu.Lock()
+			post = r
+			mu.Unlock()
+		}
+	}
+	p, err := b.Render(context.Background(), s.URL+"/post.html", f.fetch, quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `POST 300000 bytes, cookie "fromjs=yes"`; p.Text != want {
+		t.Errorf("text %q, want %q", p.Text, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if post == nil || post.Method != "POST" || post.Header.Get("Content-Type") != "text/plain" || post.Header.Get("Referer") != s.URL+"/post.html" {
+		t.Errorf("request: %+v", post)
 	}
 }
 

@@ -32,7 +32,7 @@ type site struct {
 
 const cards = 30
 
-func newSite(t *testing.T) *site {
+func newSite(t testing.TB) *site {
 	s := &site{block: make(chan struct{})}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.other = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -121,6 +121,16 @@ fetch('/api/v1/item/' + id).then(r => r.json()).then(it => {
 		html(`<!doctype html><html><body><script>for (;;) {}</script></body></html>`)
 	case p == "/dialogs.html":
 		html(`<!doctype html><html><body><script>alert('one'); document.title = confirm('two') ? 'yes' : 'no';</script><p>after</p></body></html>`)
+	case p == "/post.html":
+		html(`<!doctype html><html><body><p id="out">waiting</p><script>
+document.cookie = 'fromjs=yes; path=/';
+fetch('/api/echo', {method: 'POST', headers: {'Content-Type': 'text/plain'}, body: 'y'.repeat(300000)})
+  .then(r => r.text()).then(t => { document.getElementById('out').textContent = t; });
+</script></body></html>`)
+	case p == "/api/echo":
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "%s %d bytes, cookie %q", r.Method, len(b), r.Header.Get("Cookie"))
 	case p == "/big.html":
 		html(`<!doctype html><html><body><script>document.body.innerHTML = '<p>' + 'x'.repeat(2 << 20) + '</p>';</script></body></html>`)
 	case p == "/wait.html":
