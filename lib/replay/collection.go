@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/arcport/arcport/lib/arc"
 	"github.com/arcport/arcport/lib/cdx"
@@ -439,14 +440,19 @@ var errStopRange = fmt.Errorf("stop")
 // cdxj-indexer -p would (cdx.AppendCdxjIndexer: Python surt keys, so
 // that pywb's query keys find them), into CACHE/<hash of the folder>/
 // index.cdxj, sorted; the index is made again when the folder's files
-// change (names, sizes, times), checked at most once per query.
+// change (names, sizes, times; the folder is listed again at most once a
+// second, when a query comes).
 type warcFolder struct {
 	dir, cache string
 	name       string
 	mu         sync.Mutex
 	stamp      string
 	idxDir     string
+	checked    time.Time // when the folder was last listed
 }
+
+// refreshEvery is how often a query may list a WARC folder again.
+const refreshEvery = time.Second
 
 func (w *warcFolder) files() ([]string, string, error) {
 	ents, err := os.ReadDir(w.dir)
@@ -473,6 +479,10 @@ func (w *warcFolder) files() ([]string, string, error) {
 func (w *warcFolder) refresh() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.idxDir != "" && time.Since(w.checked) < refreshEvery {
+		return nil
+	}
+	w.checked = time.Now()
 	names, stamp, err := w.files()
 	if err != nil {
 		return fmt.Errorf("%s: %v", w.dir, unwrapPath(err))
@@ -500,27 +510,22 @@ func (w *warcFolder) refresh() error {
 		w.stamp, w.idxDir = stamp, dir
 		return nil
 	}
-	var lines []string
+	// sorted with bounded memory (runs spilled beside the index)
+	sorter := cdx.NewSorter(cdx.WithTempDir(dir))
+	defer sorter.Close()
 	for _, n := range names {
 		err := indexArchive(filepath.Join(w.dir, n), func(l []byte) error {
-			lines = append(lines, strings.TrimRight(string(l), "\n"))
-			return nil
+			return sorter.Add(l)
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %v", filepath.Join(w.dir, n), err)
 		}
 	}
-	sort.Strings(lines)
 	tmp, err := os.CreateTemp(dir, ".index-*")
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriter(tmp)
-	for _, l := range lines {
-		bw.WriteString(l)
-		bw.WriteByte('\n')
-	}
-	if err := bw.Flush(); err != nil {
+	if _, err := sorter.WriteTo(tmp); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err

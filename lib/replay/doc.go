@@ -1,18 +1,31 @@
 // Package replay serves archives as pywb 2.10 serves them: collections
 // over index sources (a WACZ read in place through its own index, a pywb
-// ZipNum cluster, a folder of CDX/CDXJ files or of WARC/ARC files indexed
-// once into a cache folder), the CDX server API at /COLL/cdx with pywb's
-// parameters, orderings, content types and error bodies, and the
-// payload of a capture at /COLL/TSid_/URL.
+// ZipNum cluster, a sorted CDX/CDXJ file, a folder of index files, or a
+// folder of WARC/ARC files indexed once into a cache folder), the CDX
+// server API at /COLL/cdx with pywb's parameters, orderings, content
+// types and error bodies, and the capture of a URL at /COLL/TSid_/URL
+// (archived status, headers and payload; revisits resolved; 307 to the
+// exact time-stamp).
 //
-// The CDX API follows pywb 2.10.0's warcserver (pywb/warcserver/index:
-// query.py, cdxops.py, cdxobject.py, aggregator.py, zipnum.py,
-// fuzzymatcher.py) closely enough that its answers are byte for byte
-// pywb's on the same data; the differences that remain are listed in
-// cdxapi_pywb_test.go with their reasons. Query URLs are keyed with
-// Python's surt (cdx.PySURT) as pywb keys them, except for a WACZ, whose
-// index warcio.js keyed (surt.Key).
+// It follows pywb 2.10.0 (pywb/warcserver/index: query.py, cdxops.py,
+// cdxobject.py, aggregator.py, zipnum.py, fuzzymatcher.py;
+// pywb/utils/binsearch.py and canonicalize.py; pywb/rewrite/
+// header_rewriter.py and pywb/apps/rewriterapp.py for id_ replay) closely
+// enough that its answers are byte for byte pywb's on the same data:
+// pywb_test.go and replay_pywb_test.go compare them with a running pywb,
+// pywbtests_test.go holds the expected outputs of pywb's own tests. The
+// differences that remain are listed there and in docs/waczpack.md, with
+// their reasons. Query URLs are keyed with Python's surt (cdx.PySURT) as
+// pywb keys them, except for a WACZ, whose index warcio.js keyed
+// (surt.Key).
 //
-// Data flows one way: this package reads with lib/cdx, lib/wacz, lib/warc
-// and lib/store; nothing but the command line (waczpack serve) imports it.
+// Files, from the top: routes.go (the routes) -> cdxapi.go, replay.go
+// (the handlers) -> server.go -> collection.go (what a SRC is) ->
+// zipnum.go, fuzzy.go, source.go (index sources, pywb's merge) ->
+// query.go (CDXQuery and cdxops), lines.go (binary search in place) ->
+// cdxobj.go (CDXObject) -> errors.go -> pyjson.go (Python's JSON).
+//
+// Data flows one way: this package reads with lib/cdx, lib/wacz,
+// lib/warc, lib/arc and lib/store; nothing but the command line
+// (waczpack serve) imports it.
 package replay

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arcport/arcport/lib/store/s3test"
 	"github.com/arcport/arcport/lib/wacz"
@@ -163,4 +164,52 @@ func TestWACZS3(t *testing.T) {
 	}
 	ts := serveOne(t, "w", "s3://coll/site.wacz")
 	checkWACZFinds(t, ts.URL, waczCaptures(t, p))
+}
+
+// TestWARCFolderRefresh: a folder of WARCs is indexed into the cache
+// once (a second Open reuses the index), and a WARC added while serving
+// is found by the next query a second later, without a restart.
+func TestWARCFolderRefresh(t *testing.T) {
+	sa := sampleArchive(t)
+	dir, cache := t.TempDir(), t.TempDir()
+	cp := func(n string) {
+		b, err := os.ReadFile(filepath.Join(sa, "warcs", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, n), b, 0o644)
+	}
+	cp("example.warc.gz")
+	c, err := Open(context.Background(), "f", dir, Options{CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, _ := filepath.Glob(filepath.Join(cache, "*", "index.cdxj"))
+	if len(idx) != 1 {
+		t.Fatalf("cache: %q", idx)
+	}
+	st1, _ := os.Stat(idx[0])
+	if _, err := Open(context.Background(), "f", dir, Options{CacheDir: cache}); err != nil {
+		t.Fatal(err)
+	}
+	if st2, _ := os.Stat(idx[0]); !st2.ModTime().Equal(st1.ModTime()) {
+		t.Error("the index was made again for an unchanged folder")
+	}
+	s, err := NewServer(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	if a := fetch(t, ts.URL+"/f/cdx?url=http://www.iana.org/&output=text&fl=filename"); a.body != "" {
+		t.Fatalf("before: %q", a.body)
+	}
+	cp("iana.warc.gz")
+	time.Sleep(refreshEvery + 100*time.Millisecond)
+	if a := fetch(t, ts.URL+"/f/cdx?url=http://www.iana.org/&output=text&fl=filename"); a.body != "iana.warc.gz\n" {
+		t.Errorf("after adding iana.warc.gz: %q", a.body)
+	}
+	if a := fetch(t, ts.URL+"/f/cdx?url=http://www.iana.org/&output=text&fl=source"); a.body != "f:index.cdxj\n" {
+		t.Errorf("source: %q", a.body)
+	}
 }
