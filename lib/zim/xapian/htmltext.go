@@ -157,6 +157,7 @@ func indexByteFrom(b []byte, c byte, from int) int {
 // htmlParser holds MyHtmlParser's state.
 type htmlParser struct {
 	HTMLText
+	dump         []byte // HTMLText.Dump while parsing
 	inScript     bool // HtmlParser::in_script (no tags inside <script>)
 	inScriptTag  bool
 	inStyleTag   bool
@@ -169,6 +170,7 @@ type htmlParser struct {
 func ParseHTML(body string) HTMLText {
 	p := &htmlParser{HTMLText: HTMLText{IndexingAllowed: true}}
 	p.parse(body)
+	p.Dump = string(p.dump)
 	return p.HTMLText
 }
 
@@ -183,17 +185,17 @@ func (p *htmlParser) processText(text string) {
 		p.pendingSpace = true
 	}
 	for b >= 0 {
-		if p.pendingSpace && p.Dump != "" {
-			p.Dump += " "
+		if p.pendingSpace && len(p.dump) > 0 {
+			p.dump = append(p.dump, ' ')
 		}
 		e := strings.IndexAny(text[b:], htmlWhitespace)
 		p.pendingSpace = e >= 0
 		if e < 0 {
-			p.Dump += text[b:]
+			p.dump = append(p.dump, text[b:]...)
 			return
 		}
 		e += b
-		p.Dump += text[b:e]
+		p.dump = append(p.dump, text[b:e]...)
 		nb := -1
 		for i := e + 1; i < len(text); i++ {
 			if !strings.ContainsRune(htmlWhitespace, rune(text[i])) {
@@ -228,7 +230,7 @@ func (p *htmlParser) openingTag(tag string) {
 	case "":
 		return
 	case "body":
-		p.Dump = ""
+		p.dump = p.dump[:0]
 		return
 	case "style":
 		p.inStyleTag = true
@@ -307,7 +309,7 @@ func (p *htmlParser) closingTag(tag string) {
 		return
 	case "title":
 		if p.Title == "" {
-			p.Title, p.Dump = p.Dump, p.Title
+			p.Title, p.dump = string(p.dump), []byte(p.Title)
 		}
 		return
 	}

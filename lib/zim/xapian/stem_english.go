@@ -29,12 +29,12 @@ func isVowelEN(r rune) bool {
 }
 
 func hasSuffix(w []rune, suf string) bool {
-	rs := []rune(suf)
-	if len(rs) > len(w) {
-		return false
-	}
-	for i, r := range rs {
-		if w[len(w)-len(rs)+i] != r {
+	i := len(w)
+	for len(suf) > 0 {
+		r, n := utf8.DecodeLastRuneInString(suf)
+		suf = suf[:len(suf)-n]
+		i--
+		if i < 0 || w[i] != r {
 			return false
 		}
 	}

@@ -31,12 +31,12 @@ func isVowelFR(r rune) bool {
 // ends reports whether w[:c] ends with suf, the suffix starting at or
 // after lb.
 func (s *stemFR) ends(c, lb int, suf string) bool {
-	rs := []rune(suf)
-	if c-len(rs) < lb {
-		return false
-	}
-	for i, r := range rs {
-		if s.w[c-len(rs)+i] != r {
+	i := c
+	for len(suf) > 0 {
+		r, n := utf8.DecodeLastRuneInString(suf)
+		suf = suf[:len(suf)-n]
+		i--
+		if i < lb || s.w[i] != r {
 			return false
 		}
 	}

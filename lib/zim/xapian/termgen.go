@@ -381,3 +381,21 @@ func parseTerms(text string, cjk bool, emit func(term string, unigram bool)) {
 		emit(string(term), true)
 	}
 }
+
+// CachedStemmer returns stem with a memo of up to max words (words repeat
+// across pages, stemming them is most of indexing's time). The result is
+// not safe for concurrent use: one per goroutine.
+func CachedStemmer(stem func(string) string, max int) func(string) string {
+	memo := make(map[string]string)
+	return func(w string) string {
+		if s, ok := memo[w]; ok {
+			return s
+		}
+		s := stem(w)
+		if len(memo) >= max {
+			clear(memo)
+		}
+		memo[w] = s
+		return s
+	}
+}
