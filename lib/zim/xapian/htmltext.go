@@ -158,7 +158,7 @@ func indexByteFrom(b []byte, c byte, from int) int {
 type htmlParser struct {
 	HTMLText
 	dump         []byte // HTMLText.Dump while parsing
-	inScript     bool // HtmlParser::in_script (no tags inside <script>)
+	inScript     bool   // HtmlParser::in_script (no tags inside <script>)
 	inScriptTag  bool
 	inStyleTag   bool
 	pendingSpace bool
