@@ -126,3 +126,21 @@ for pair in "${ZIM_PINS[@]}"; do
   fi
 done
 [ -n "$zim_done" ] || echo "peers: no Python 3.13 or 3.14 for warc2zim: its tests will skip (fail under CI)" >&2
+
+# PySpark for deploy/spark (e2e/spark_test.go, bench.sh spark): pyspark from the Python package
+# index in its own venv, scripts/venv-spark (its ~450 MB and py4j stay apart from pywb's pins in
+# scripts/venv). pyspark 4 runs on Java 17 or newer: without it the Spark tests skip (fail under CI).
+SPARK_PINS=(pyspark==4.3.0)
+if command -v "$py" >/dev/null && "$py" -c 'import sys, venv; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+  py_venv "$PWD/venv-spark" "$(command -v "$py")" "${SPARK_PINS[@]}" ||
+    echo "peers: ${SPARK_PINS[*]} not installed: the Spark tests will skip (fail under CI)" >&2
+else
+  echo "peers: no python3 >= 3.10 with venv ($py) for ${SPARK_PINS[*]}: the Spark tests will skip (fail under CI)" >&2
+fi
+java17() { java -version 2>&1 | awk -F'"' '/version/ {split($2, v, "."); ok = v[1] >= 17} END {exit !ok}'; }
+if ! java17 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "peers: apt-get install default-jre-headless (Java for pyspark)" >&2
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null || true
+fi
+java17 || echo "peers: no Java 17 or newer (java on PATH) for pyspark 4: the Spark tests will skip (fail under CI)" >&2
