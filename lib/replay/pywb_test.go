@@ -309,12 +309,20 @@ func queryCorpus() []string {
 			"/"+coll+"/cdx?url=%zz&output=json", "/"+coll+"/cdx?url=example.com;limit=1",
 			"/"+coll+"/cdx?url=+example.com+", "/"+coll+"/cdx?url=EXAMPLE.COM&output=text")
 	}
+	qs = append(qs, "/nosuch/cdx?url=example.com",
+		"/pywb/cdx?"+url.Values{"url": {"iana.org"}, "matchType": {"domain"}, "filter": {"~url:(?=http).*"}}.Encode(),
+		"/pywb/cdx?"+url.Values{"url": {"http://example.com/long/" + strings.Repeat("a", MaxURL)}}.Encode())
 	return qs
 }
 
 // knownDifferences are queries where arcport answers otherwise, each
-// with its reason (matched by substring of the query).
-var knownDifferences = map[string]string{}
+// with its reason (matched by substring of the query). The corpus asks
+// each of them once, so that the list stays true.
+var knownDifferences = map[string]string{
+	"/nosuch/cdx":                            "an unknown collection: pywb 200 with no lines, arcport 404 with a JSON message",
+	"%28%3F%3Dhttp%29":                       "filter=~ with a look-ahead: Python's re takes it, Go's RE2 does not (arcport answers 500 with Go's message, as pywb answers a bad regex)",
+	"url=http%3A%2F%2Fexample.com%2Flong%2F": "a url of more than 64 KiB: pywb looks it up (Python surt takes ~1 s a megabyte), arcport answers 400",
+}
 
 // TestCDXAgainstPywb asks pywb 2.10.0 (wayback, the sample archive) and
 // arcport the same generated queries and compares status, content type
@@ -365,12 +373,12 @@ func TestCDXAgainstPywb(t *testing.T) {
 		}
 		if why != "" {
 			known++
-			t.Logf("%s: differs as expected (%s)", r.q, why)
+			t.Logf("%.200s: differs as expected (%s)", r.q, why)
 			continue
 		}
 		diff++
 		if diff <= 40 {
-			t.Errorf("%s:\n pywb:    %d %s %q\n arcport: %d %s %q", r.q, r.want.code, r.want.ct, clip(r.want.body), r.got.code, r.got.ct, clip(r.got.body))
+			t.Errorf("%.300s:\n pywb:    %d %s %q\n arcport: %d %s %q", r.q, r.want.code, r.want.ct, clip(r.want.body), r.got.code, r.got.ct, clip(r.got.body))
 		}
 	}
 	t.Logf("%d queries: %d answers byte for byte equal, %d known differences, %d others", len(qs), same, known, diff)
