@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -267,4 +268,78 @@ func newLoopback(t *testing.T) net.Listener {
 		t.Fatal(err)
 	}
 	return ln
+}
+
+// TestConcurrentConnections: 1000 connections at once, each asking a CDX
+// query and a replay: every answer is whole, none fails, and the heap
+// after is not far from before.
+func TestConcurrentConnections(t *testing.T) {
+	sa := sampleArchive(t)
+	var colls []*Collection
+	for _, c := range []struct{ n, s string }{{"pywb", sa + "/cdx"}, {"zip", sa + "/zipcdx/zipnum-sample.idx"}} {
+		coll, err := Open(context.Background(), c.n, c.s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		colls = append(colls, coll)
+	}
+	s, err := NewServer(colls...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := s.HTTPServer()
+	ln := newLoopback(t)
+	go hs.Serve(ln)
+	defer hs.Close()
+	base := "http://" + ln.Addr().String()
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const n = 1000
+	start := make(chan struct{})
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 60 * time.Second,
+				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			<-start
+			for _, p := range []string{"/zip/cdx?url=*.iana.org&output=json", "/pywb/20140126200624id_/http://www.iana.org/"} {
+				if i%2 == 1 {
+					p = "/pywb/cdx?url=www.iana.org/_css/*&resolveRevisits=1"
+				}
+				resp, err := c.Get(base + p)
+				if err != nil {
+					errs <- err
+					return
+				}
+				b, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != 200 || len(b) == 0 {
+					errs <- fmt.Errorf("%s: %d, %d bytes, %v", p, resp.StatusCode, len(b), err)
+					return
+				}
+			}
+		}()
+	}
+	t0 := time.Now()
+	close(start)
+	wg.Wait()
+	close(errs)
+	failed := 0
+	for err := range errs {
+		if failed < 5 {
+			t.Error(err)
+		}
+		failed++
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	t.Logf("%d connections x 2 requests in %v, %d failed; heap in use %d KiB before, %d KiB after", n, time.Since(t0).Round(time.Millisecond), failed, before.HeapInuse>>10, after.HeapInuse>>10)
+	if after.HeapInuse > before.HeapInuse+64<<20 {
+		t.Errorf("heap grew by %d MiB", (after.HeapInuse-before.HeapInuse)>>20)
+	}
 }
