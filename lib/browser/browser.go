@@ -120,7 +120,6 @@ func Start(ctx context.Context, opts Options) (*Browser, error) {
 		chromedp.Flag("proxy-server", "http://"+proxy.Addr().String()),
 		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-crash-reporter", true),
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("no-pings", true),
 		chromedp.Flag("mute-audio", true),
