@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
 EXIT_BAD_INPUT = 65  # the input is bad: the same input fails the same way, not retried
 EXIT_TRANSIENT = 75  # storage failed: the task is retried
 
-# CRASH_ENV is a test hook: "JOB:PARTITION" makes the Python worker running
+# CRASH_ENV is a test hook: "JOB:PARTITION[,...]" makes the Python worker running
 # that partition of that job die (os._exit, its arcport child SIGKILLed) on
 # the task's first attempt, once arcport has reported its first input, as a
 # worker lost mid-task would. spark.task.maxFailures >= 2 retries it.
@@ -177,8 +177,8 @@ def parse_rows(lines: Iterable[str], job: str, shard: int, attempt: int, status:
 
 
 def crash_here(job: str, shard: int, attempt: int) -> bool:
-    want = os.environ.get(CRASH_ENV, "")
-    return attempt == 0 and want == f"{job}:{shard}"
+    want = os.environ.get(CRASH_ENV, "").split(",")
+    return attempt == 0 and f"{job}:{shard}" in want
 
 
 def run_task(job: BatchJob, shard: int, attempt: int = 0) -> list[dict[str, Any]]:
