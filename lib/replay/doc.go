@@ -19,11 +19,12 @@
 // pywb keys them, except for a WACZ, whose index warcio.js keyed
 // (surt.Key).
 //
-// Files, from the top: routes.go (the routes) -> cdxapi.go, replay.go
-// (the handlers) -> server.go -> collection.go (what a SRC is) ->
-// zipnum.go, fuzzy.go, source.go (index sources, pywb's merge) ->
-// query.go (CDXQuery and cdxops), lines.go (binary search in place) ->
-// cdxobj.go (CDXObject) -> errors.go -> pyjson.go (Python's JSON).
+// Files, from the top: routes.go (the routes) -> replay.go (id_ replay)
+// -> cdxapi.go (the CDX API) -> archive.go (records read in place),
+// server.go -> collection.go (what a SRC is) -> zipnum.go, fuzzy.go,
+// source.go (index sources, pywb's merge) -> query.go (CDXQuery and
+// cdxops), lines.go (binary search in place) -> cdxobj.go (CDXObject)
+// -> errors.go -> pyjson.go (Python's JSON).
 //
 // Data flows one way: this package reads with lib/cdx, lib/wacz,
 // lib/warc, lib/arc and lib/store; nothing but the command line

@@ -91,7 +91,7 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p := splitURL(rq.url); p.path == "" {
 		// pywb's send_redirect: a URL without a path gets "/"
 		p.path = "/"
-		redirect(w, r, rq, rq.ts, p.String())
+		redirectTo(w, r, rq, rq.ts, p.String())
 		return
 	}
 	run := func(q *query) (iterFunc, error) { return runQuery(src, q) }
@@ -132,7 +132,7 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// the capture's URL has a final "/" the request lacks
 			l.Close()
 			p.path += "/"
-			redirect(w, r, rq, rq.ts, p.String())
+			redirectTo(w, r, rq, rq.ts, p.String())
 			return
 		}
 		target := l.target
@@ -143,7 +143,7 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// pywb's redirect_to_exact: to the capture's own time-stamp
 			// and URL
 			l.Close()
-			redirect(w, r, rq, c.gets(fTimestamp), target)
+			redirectTo(w, r, rq, c.gets(fTimestamp), target)
 			return
 		}
 		h.answer(w, r, rq, c, l)
@@ -152,8 +152,8 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	jsonError(w, http.StatusNotFound, "No Captures found for: "+rq.url)
 }
 
-// redirect answers 307 to /COLL/TSid_/URL, Link: <URL>; rel="original".
-func redirect(w http.ResponseWriter, r *http.Request, rq replayRequest, ts, u string) {
+// redirectTo answers 307 to /COLL/TSid_/URL, Link: <URL>; rel="original".
+func redirectTo(w http.ResponseWriter, r *http.Request, rq replayRequest, ts, u string) {
 	w.Header().Set("Location", baseURL(r)+"/"+rq.coll+"/"+ts+"id_/"+u)
 	w.Header()["Link"] = []string{fmt.Sprintf("<%s>; rel=\"original\"", u)}
 	w.WriteHeader(http.StatusTemporaryRedirect)

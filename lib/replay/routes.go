@@ -9,7 +9,18 @@ import (
 
 // NewServer serves the collections under their names.
 func NewServer(colls ...*Collection) (*Server, error) {
-	s := &Server{colls: map[string]*Collection{}, mux: http.NewServeMux(), Now: time.Now}
+	mux := http.NewServeMux()
+	s := &Server{colls: map[string]*Collection{}, Now: time.Now}
+	replay := &replayHandler{s: s}
+	// /COLL/TSid_/URL is matched on the raw request target, before
+	// ServeMux, which would clean the URL's "//"
+	s.routes = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := parseReplay(r.RequestURI); ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			replay.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 	for _, c := range colls {
 		if !ValidName(c.Name) {
 			return nil, fmt.Errorf("%q: not a collection name (letters, digits, '-', '_', '.'; not all, healthz or static)", c.Name)
@@ -21,12 +32,12 @@ func NewServer(colls ...*Collection) (*Server, error) {
 		s.names = append(s.names, c.Name)
 	}
 	sort.Strings(s.names)
-	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("ok\n"))
 	})
-	s.mux.Handle("GET /{coll}/cdx", &cdxHandler{s: s})
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("GET /{coll}/cdx", &cdxHandler{s: s})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			jsonError(w, http.StatusMethodNotAllowed, "Method Not Allowed")

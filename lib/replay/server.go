@@ -17,7 +17,8 @@ import (
 type Server struct {
 	colls map[string]*Collection
 	names []string
-	mux   *http.ServeMux
+	// routes answers the requests (routes.go).
+	routes http.Handler
 	// Log, when set, gets one line per request that failed inside.
 	Log *log.Logger
 	// Now is the clock for closest=now (default time.Now).
@@ -40,11 +41,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			jsonError(w, http.StatusInternalServerError, "Internal Error")
 		}
 	}()
-	if _, ok := parseReplay(r.RequestURI); ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		(&replayHandler{s: s}).ServeHTTP(w, r)
-		return
-	}
-	s.mux.ServeHTTP(w, r)
+	s.routes.ServeHTTP(w, r)
 }
 
 // collection returns the index source of a name ("all": every one).
