@@ -503,10 +503,10 @@ func CountWords(text string) uint32 {
 // decimal, and the terms of the page text, of the title (wdf boosted by
 // text length / 500 + 1) and of the keywords (boosted 3), accents removed,
 // without positions, stemmed with STEM_ALL when stem is not nil, stop
-// words dropped, CJK text as n-grams (libzim 9; libzim 8 had no n-grams).
-// ok is false when libzim would not index the item (no
-// text, robots noindex, or "NOINDEX" in the text). The geo.position value
-// (slot 2) is not written yet.
+// words dropped, CJK text as n-grams (libzim 9; libzim 8 had no n-grams),
+// and value 2 the serialised <meta name="geo.position"> when there is one.
+// ok is false when libzim would not index the item (no text, robots
+// noindex, or "NOINDEX" in the text).
 func LibzimFullText(path, title, html string, stem func(string) string, stop func(string) bool) (doc *Document, ok bool) {
 	h := ParseHTML(html)
 	if h.Dump == "" || !h.IndexingAllowed || strings.Contains(h.Dump, "NOINDEX") {
@@ -519,6 +519,11 @@ func LibzimFullText(path, title, html string, stem func(string) string, stop fun
 	doc.SetData([]byte("C/" + path))
 	doc.AddValue(0, []byte(title))
 	doc.AddValue(1, []byte(strconv.FormatUint(uint64(CountWords(h.Dump)), 10)))
+	if h.HasGeo {
+		if v, ok := SerialiseLatLong(float64(h.Lat), float64(h.Lon)); ok {
+			doc.AddValue(2, v)
+		}
+	}
 	g := TermGenerator{Doc: doc, Stopper: stop, StopMode: StopAll, CJKNgram: true}
 	if stem != nil {
 		g.Stemmer, g.Strategy = stem, StemAll

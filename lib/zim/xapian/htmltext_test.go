@@ -3,7 +3,9 @@ package xapian
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,6 +55,8 @@ var libzimPages = []struct{ Path, Title, HTML string }{
 <!-- a comment with <b>tags</b> --><![CDATA[ cdata text ]]>
 <p>a<b</p><p>x > y</p><textarea>typed text</textarea><select><option>opt1<option>opt2</select>
 </body></html>`},
+	{"geo.html", "Paris", `<html><head><meta name="geo.position" content="48.8566;2.3522"></head><body>Paris is a city.</body></html>`},
+	{"geo2.html", "South", `<html><head><meta name="geo.position" content=" -33.9;-70.65 "></head><body>Santiago de Chile.</body></html>`},
 	{"words.html", "Many Words", "<html><body><p>" + strings.Join(strings.Fields(strings.Repeat("gardening gardens gardened gardener roses rose rosy blooming bloomed flowers flowering generously communication nationalization relational hopefully happiness ", 3)), " ") + "</p></body></html>"},
 }
 
@@ -91,14 +95,15 @@ func TestLibzimFullTextSameAsLibzim(t *testing.T) {
 	type doc struct {
 		data   string
 		terms  map[string]uint32
-		values [2]string
+		values [3]string
 	}
 	docs := map[uint32]*doc{}
 	for did := uint32(1); did <= db.Stats().LastDocID; did++ {
 		data, _ := db.DocData(did)
 		v0, _ := db.Value(did, 0)
 		v1, _ := db.Value(did, 1)
-		docs[did] = &doc{data: string(data), terms: map[string]uint32{}, values: [2]string{string(v0), string(v1)}}
+		v2, _ := db.Value(did, 2)
+		docs[did] = &doc{data: string(data), terms: map[string]uint32{}, values: [3]string{string(v0), string(v1), string(v2)}}
 	}
 	err = db.AllTerms("", func(term string, tf uint32, cf uint64) bool {
 		ps, err := db.Postings(term)
@@ -134,8 +139,8 @@ func TestLibzimFullTextSameAsLibzim(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if string(got.values[0]) != want.values[0] || string(got.values[1]) != want.values[1] {
-			t.Errorf("%s: values %q %q, libzim %q %q", pg.Path, got.values[0], got.values[1], want.values[0], want.values[1])
+		if string(got.values[0]) != want.values[0] || string(got.values[1]) != want.values[1] || string(got.values[2]) != want.values[2] {
+			t.Errorf("%s: values %q %q %x, libzim %q %q %x", pg.Path, got.values[0], got.values[1], got.values[2], want.values[0], want.values[1], want.values[2])
 		}
 		gt := map[string]uint32{}
 		for term, dt := range got.terms {
@@ -307,5 +312,34 @@ func TestLibzimFullTextSearchSameAsLibzim(t *testing.T) {
 	}
 	if found < 10 {
 		t.Errorf("only %d hits in all", found)
+	}
+}
+
+// TestSerialiseLatLongSameAsXapian compares with LatLongCoord.serialise().
+func TestSerialiseLatLongSameAsXapian(t *testing.T) {
+	py := needPyXapian(t)
+	coords := [][2]float64{{0, 0}, {48.8566, 2.3522}, {-33.9, -70.65}, {90, 45}, {-90, 10}, {12.345678, 359.99999999}, {1e-9, -1e-9}, {45.5, 720.25}, {-0.000001, 180}}
+	r := rand.New(rand.NewSource(3))
+	for i := 0; i < 200; i++ {
+		coords = append(coords, [2]float64{r.Float64()*180 - 90, r.Float64()*1000 - 500})
+	}
+	js, _ := json.Marshal(coords)
+	cmd := exec.Command(py, "-c", `
+import json, sys, xapian
+for lat, lon in json.load(sys.stdin):
+    print(xapian.LatLongCoord(lat, lon).serialise().hex())`)
+	cmd.Stdin = bytes.NewReader(js)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Fields(string(out)) {
+		got, ok := SerialiseLatLong(coords[i][0], coords[i][1])
+		if !ok || fmt.Sprintf("%x", got) != line {
+			t.Errorf("SerialiseLatLong(%v) = %x %v, Xapian %s", coords[i], got, ok, line)
+		}
+	}
+	if _, ok := SerialiseLatLong(91, 0); ok {
+		t.Error("latitude 91 accepted")
 	}
 }
