@@ -112,7 +112,7 @@ func TestChunked(t *testing.T) {
 		{in: "2\r\nhello\r\n", out: "he", err: ErrBadChunk},
 		{in: "5\r\nhello\r\nzz\r\n", out: "hello", err: ErrBadChunk},
 		{in: "5\r\nhello\r\n80000001\r\nbig", out: "hellobig", err: io.ErrUnexpectedEOF}, // later sizes: no 2^31 bound
-		{in: strings.Repeat(" ", maxFirstLine) + "zz", err: ErrBadChunk}, // no fallback past maxFirstLine
+		{in: strings.Repeat(" ", maxFirstLine) + "zz", err: ErrBadChunk},                 // no fallback past maxFirstLine
 	} {
 		got, err := io.ReadAll(NewChunkedReader(strings.NewReader(tc.in)))
 		if string(got) != tc.out || err != tc.err {
