@@ -188,6 +188,14 @@ type Config struct {
 	Traps Traps
 	// Extract finds the links of a capture (default LinksExtractor).
 	Extract ExtractFunc
+	// Render, when set, renders every complete successful HTML page
+	// before its capture goes to the sink (lib/browser through the
+	// caller): each request of the page is sent through the crawler and
+	// recorded as an embedded capture of its own (see PageFetch), the
+	// page's document answered from its capture. The links it returns are
+	// added to those Extract finds (a page that fails to render keeps
+	// these, with a warning).
+	Render RenderFunc
 	// Prepare, when set, is called with each capture by the worker that
 	// fetched it, concurrently with other workers, before the capture goes
 	// to the sink: the place for slow per-capture work (decoding a body to

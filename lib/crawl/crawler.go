@@ -47,6 +47,7 @@ type Crawler struct {
 	linkMu sync.Mutex // with a Frontier: one page's links at a time in found
 
 	sinkMu sync.Mutex
+	rsem   chan struct{} // Config.Render's requests under way
 }
 
 type host struct {
@@ -170,6 +171,7 @@ func New(cfg Config, sink Sink) (*Crawler, error) {
 		variants: map[string]int{},
 	}
 	c.cond = sync.NewCond(&c.mu)
+	c.rsem = make(chan struct{}, cfg.Connections)
 	for _, s := range cfg.Seeds {
 		u, err := CanonicalURL(s)
 		if err != nil {
@@ -521,12 +523,18 @@ func (c *Crawler) requestHeader(it *item, robots bool) record.Header {
 
 // fetch performs one exchange for it.
 func (c *Crawler) fetch(ctx context.Context, it *item, h *host, robots bool) (*exchange, *Spool) {
-	sp := newSpool(c.cfg.SpoolMemory, c.cfg.TempDir)
 	policy := c.cfg.policyFor(it.key)
 	if robots {
 		policy = func(*httpmsg.Head) (int64, string) { return c.cfg.MaxRobotsSize, "" }
 	}
-	ex := c.f.do(ctx, it.u, c.requestHeader(it, robots), h.pace, sp, policy)
+	return c.fetchWith(ctx, it, h, c.requestHeader(it, robots), policy)
+}
+
+// fetchWith performs one exchange for it with the request fields hdr and
+// the body policy policy.
+func (c *Crawler) fetchWith(ctx context.Context, it *item, h *host, hdr record.Header, policy bodyPolicy) (*exchange, *Spool) {
+	sp := newSpool(c.cfg.SpoolMemory, c.cfg.TempDir)
+	ex := c.f.do(ctx, it.u, hdr, h.pace, sp, policy)
 	if ex.resp == nil {
 		sp.Close()
 	} else {
@@ -704,7 +712,7 @@ func (c *Crawler) process(ctx context.Context, it *item, h *host) error {
 	if ex.head != nil && (ex.err == nil || cutByLimit(ex.err)) {
 		// a body cut by a limit is read for links as far as it came, as
 		// one cut by MaxSize is
-		c.addLinks(it, cp)
+		c.addLinks(ctx, it, cp)
 	}
 	return c.emit(cp)
 }
@@ -724,8 +732,27 @@ func cutByLimit(err error) bool {
 }
 
 // addLinks extracts the capture's links and decides about each.
-func (c *Crawler) addLinks(it *item, cp *Capture) {
+func (c *Crawler) addLinks(ctx context.Context, it *item, cp *Capture) {
+	found := c.findLinks(ctx, it, cp)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range found {
+		c.decideLocked(it, &found[i])
+	}
+	cp.Links = found
+}
+
+// findLinks returns the links of a capture: its Location, the links
+// Extract finds, and with Config.Render those of the rendered page.
+func (c *Crawler) findLinks(ctx context.Context, it *item, cp *Capture) []Link {
 	var found []Link
+	var rendered []Link
+	if c.renderable(cp) {
+		var err error
+		if rendered, err = c.render(ctx, it, cp); err != nil && ctx.Err() == nil {
+			cp.Warnings = append(cp.Warnings, "not rendered: "+err.Error())
+		}
+	}
 	st := cp.Status()
 	if st >= 300 && st < 400 {
 		if loc := cp.Head.Header.Get("Location"); loc != "" {
@@ -744,12 +771,7 @@ func (c *Crawler) addLinks(it *item, cp *Capture) {
 			cp.Warnings = append(cp.Warnings, "links not all read: "+err.Error())
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i := range found {
-		c.decideLocked(it, &found[i])
-	}
-	cp.Links = found
+	return mergeLinks(found, rendered)
 }
 
 // decideLocked decides whether link l found in it is taken, and queues it.

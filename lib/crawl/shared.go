@@ -642,7 +642,7 @@ func (c *Crawler) processLease(ctx context.Context, l *frontier.Lease) error {
 	s.poke()
 	cp := c.capture(it, ex)
 	if ex.head != nil && (ex.err == nil || cutByLimit(ex.err)) {
-		found := c.sharedLinks(it, cp)
+		found := c.sharedLinks(ctx, it, cp)
 		if len(found) > 0 {
 			entries := make([]frontier.Entry, len(found))
 			for i, n := range found {
@@ -681,11 +681,15 @@ func (c *Crawler) processLease(ctx context.Context, l *frontier.Lease) error {
 
 // sharedLinks is addLinks for a frontier crawl: it returns the links taken
 // (scope, filters, depth, traps), new or not, for the frontier to sort out.
-func (c *Crawler) sharedLinks(it *item, cp *Capture) []*item {
+func (c *Crawler) sharedLinks(ctx context.Context, it *item, cp *Capture) []*item {
+	links := c.findLinks(ctx, it, cp) // (rendering outside linkMu)
 	c.linkMu.Lock()
 	defer c.linkMu.Unlock()
-	c.addLinks(it, cp)
 	c.mu.Lock()
+	for i := range links {
+		c.decideLocked(it, &links[i])
+	}
+	cp.Links = links
 	found := c.found
 	c.found = nil
 	c.mu.Unlock()
