@@ -81,3 +81,39 @@ func compareStemmer(t *testing.T, lang string, stem func(string) string, extra [
 	}
 	t.Logf("%d words", len(words))
 }
+
+// TestStemGermanSameAsXapian: StemGerman gives Xapian::Stem("german")'s
+// stem for the standard library's words and German words built from
+// stems and the stemmer's suffixes.
+func TestStemGermanSameAsXapian(t *testing.T) {
+	stems := []string{"haus", "garten", "blum", "schön", "groß", "straß", "fuß", "müll", "bäck", "könig", "zeitung", "freund",
+		"bau", "neu", "treu", "bayer", "mayer", "kenn", "lauf", "spiel", "ergebnis", "zeugnis", "wissen", "arbeit", "mensch", "lieb",
+		"fröh", "glück", "heil", "ewig", "ab", "a", "be", "erb", "bruder", "ältest", "dunkel", "reich", "kind", "wäsche", "aue", "bauer"}
+	sufs := []string{"", "e", "em", "en", "ern", "er", "es", "s", "est", "st", "end", "ung", "ig", "ik", "isch", "lich", "heit", "keit",
+		"lichkeit", "igkeit", "igend", "igung", "erlich", "enheit", "nisse", "nissen", "isse", "ste", "sten", "ungen", "ungs", "ers",
+		"ische", "ischen", "lichen", "heiten", "keiten", "ß", "ßen", "ies", "iges", "igen"}
+	var words []string
+	for _, st := range stems {
+		for _, sf := range sufs {
+			words = append(words, st+sf)
+		}
+	}
+	compareStemmer(t, "german", StemGerman, words)
+}
+
+func TestStemmerFor(t *testing.T) {
+	for lang, want := range map[string]string{"eng": "garden", "en": "garden", "fra": "jardin", "de": "gart", "deu": "gart", "eng,fra": "garden"} {
+		st := StemmerFor(lang)
+		if st == nil {
+			t.Errorf("StemmerFor(%q) = nil", lang)
+			continue
+		}
+		in := map[string]string{"garden": "gardening", "jardin": "jardins", "gart": "gartens"}[want]
+		if got := st(in); got != want {
+			t.Errorf("StemmerFor(%q)(%q) = %q, want %q", lang, in, got, want)
+		}
+	}
+	if StemmerFor("xho") != nil {
+		t.Error("a stemmer for xho")
+	}
+}
