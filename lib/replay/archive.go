@@ -32,11 +32,11 @@ func (c *Collection) openArchive(name string) (io.ReaderAt, int64, io.Closer, er
 		if clean != name {
 			return nil, 0, nil, errNoFile
 		}
-		f := c.wacz.File(wacz.ArchiveDir + name)
+		f := c.wacz.r.File(wacz.ArchiveDir + name)
 		if f == nil {
 			return nil, 0, nil, errNoFile
 		}
-		ra, n, err := storedEntry(c.zra, f)
+		ra, n, err := storedEntry(c.wacz.zd, f)
 		if err != nil {
 			return nil, 0, nil, err
 		}

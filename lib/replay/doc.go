@@ -21,9 +21,11 @@
 //
 // Files, from the top: routes.go (the routes) -> replay.go (id_ replay)
 // -> cdxapi.go (the CDX API) -> archive.go (records read in place),
-// server.go -> collection.go (what a SRC is) -> zipnum.go, fuzzy.go,
-// source.go (index sources, pywb's merge) -> query.go (CDXQuery and
-// cdxops), lines.go (binary search in place) -> cdxobj.go (CDXObject)
+// server.go -> collection.go (what a SRC is) -> warcfolder.go (WARC
+// folders indexed into a cache) -> dirsource.go (folders of index files)
+// -> waczsource.go (a WACZ in place), zipnum.go (pywb ZipNum clusters) ->
+// source.go (sorted files, pywb's merge), fuzzy.go -> query.go (CDXQuery
+// and cdxops), lines.go (binary search in place) -> cdxobj.go (CDXObject)
 // -> errors.go -> pyjson.go (Python's JSON).
 //
 // Data flows one way: this package reads with lib/cdx, lib/wacz,

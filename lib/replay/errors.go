@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 )
 
 // cdxError is pywb's CDXException: a 400 with its message.
@@ -46,4 +47,12 @@ func errorStatus(err error) (int, string) {
 		return http.StatusInternalServerError, "Internal Error: " + ie.msg
 	}
 	return http.StatusInternalServerError, "Internal Error: " + err.Error()
+}
+
+// unwrapPath drops the path an *os.PathError repeats.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
 }

@@ -234,3 +234,10 @@ func siftup(h []*heapItem, pos int) {
 	h[pos] = item
 	siftdown(h, start, pos)
 }
+
+// multiSource merges the children as pywb's folder source does.
+type multiSource struct{ kids []namedSource }
+
+func (m *multiSource) load(q *query) (iterFunc, error) {
+	return aggregate(m.kids, q, func(n string) string { return n })
+}
