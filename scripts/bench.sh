@@ -47,6 +47,9 @@
 #              waczpack create s3:// -> s3:// vs local -> local           <= 1.3
 #              waczpack get s3:// (one capture) vs local                  (informative;
 #              requests and bytes in the notes, from ARCPORT_STORE_STATS)
+#   spark      only when named (make peers: pyspark in scripts/venv-spark, Java 17+):
+#              deploy/spark/arcport_spark.py in Spark local[2] vs
+#              `parallel -j 2`, the same 200-file index job (sorted runs)  <= 1.3
 #   memory     only when named (it generates a ~2 GB WARC.gz, minutes);
 #              targets on arcport's max RSS, <= 100 MiB (time informative):
 #              waczpack create of a ~2 GB WARC.gz vs `sha256sum IN`
@@ -813,6 +816,41 @@ bench_workers() {
     three-workers "$three" one-worker "$one" 0.4 "$([ "$n1" = "$n3" ] && echo yes || echo no)" \
     "200 captures: one worker $n1, three workers $n3 (from the CDXJ beside each WARC); each worker --max-connections 2, -c 2 per host across workers"
   kill "$WSITE_PID" "$REDIS_PID" 2>/dev/null || true
+}
+
+# spark: only when named (make peers: scripts/venv-spark, Java 17+). The same 200-file job, a
+# sorted CDXJ run per WARC.gz (waczpack index --sort, batch mode, 2 shards), as
+# deploy/spark/arcport_spark.py in Spark local[2] (a Spark session started per run) vs GNU
+# parallel -j 2 running the 2 shards; outputs compared file by file.
+SPARK_FILES=200
+bench_spark() {
+  need_bin waczpack || return 1
+  local py=scripts/venv-spark/bin/python
+  [ -x "$py" ] && "$py" -c 'import pyspark' 2>/dev/null || { log "no pyspark in scripts/venv-spark: run make peers"; return 1; }
+  have java || { log "no java (pyspark 4 needs Java 17+)"; return 1; }
+  have parallel || { log "no GNU parallel"; return 1; }
+  local recs=300 dir list i
+  [ "$QUICK" = 1 ] && recs=20
+  dir=$IN/spark-$SPARK_FILES-$recs list=$IN/spark-$SPARK_FILES-$recs.txt
+  if [ ! -s "$list" ]; then
+    log "generating $SPARK_FILES WARC.gz of $recs records (scripts/arcgen) into $dir"
+    mkdir -p "$dir" "$BENCH_DIR/bin"
+    go build -o "$BENCH_DIR/bin/arcgen" ./scripts/arcgen
+    seq 0 $((SPARK_FILES - 1)) | parallel -j 2 "$BENCH_DIR/bin/arcgen -format warc -records $recs -seed \$((3000 + {})) -o $dir/c-{}.warc.gz"
+    for ((i = 0; i < SPARK_FILES; i++)); do echo "$dir/c-$i.warc.gz"; done >"$list.tmp" && mv "$list.tmp" "$list"
+  fi
+  local job="index --sort -j 1 --inputs $list --shard-count 2"
+  local ours="rm -rf $R/spark-runs-{RUN}; SPARK_LOCAL_IP=127.0.0.1 $py deploy/spark/arcport_spark.py --master 'local[2]' --bin-dir $B run --list $list --shard-count 2 -- waczpack index --sort -j 1 -o '$R/spark-runs-{RUN}/{stem}.cdxj' > $R/spark-{RUN}.json"
+  local peer="rm -rf $R/par-runs-{RUN}; parallel -j 2 $B/waczpack $job --shard-index {} -o '$R/par-runs-{RUN}/{stem}.cdxj' ::: 0 1"
+  bench_pair spark-index "$ours" parallel-index "$peer"
+  local same=yes jobs
+  diff -r -x _done "$R/spark-runs-1" "$R/par-runs-1" >/dev/null || same=no
+  jobs=$(sed -n 's/.*"seconds": \([0-9.]*\).*/\1/p' "$R"/spark-[0-9]*.json | sort -g | awk '{v[NR]=$1} END{print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}')
+  add_row "arcport_spark.py local[2] vs parallel -j 2" \
+    "$SPARK_FILES WARC.gz, $(mib "$(du -sb "$dir" | cut -f1)") MiB, $recs rec each" \
+    spark-index "$ours" parallel-index "$peer" 1.3 "$same" \
+    "waczpack index --sort per file into CDXJ runs, 2 shards; runs identical: $same; the Spark job itself (driver's seconds, session start excluded): median $jobs s; pyspark $("$py" -c 'import pyspark; print(pyspark.__version__)'), $(java -version 2>&1 | head -1)"
+  rm -rf "$R"/spark-runs-[2-9] "$R"/par-runs-[2-9]
 }
 
 # --- report ----------------------------------------------------------------
