@@ -190,6 +190,8 @@ func StemmerFor(lang string) func(string) string {
 		return StemFrench
 	case "de", "deu", "ger", "german":
 		return StemGerman
+	case "es", "spa", "spanish":
+		return StemSpanish
 	}
 	return nil
 }

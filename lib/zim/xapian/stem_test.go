@@ -102,18 +102,43 @@ func TestStemGermanSameAsXapian(t *testing.T) {
 }
 
 func TestStemmerFor(t *testing.T) {
-	for lang, want := range map[string]string{"eng": "garden", "en": "garden", "fra": "jardin", "de": "gart", "deu": "gart", "eng,fra": "garden"} {
-		st := StemmerFor(lang)
+	for _, tc := range []struct{ lang, in, want string }{
+		{"eng", "gardening", "garden"}, {"en", "gardening", "garden"}, {"eng,fra", "gardening", "garden"},
+		{"fra", "jardins", "jardin"}, {"de", "gartens", "gart"}, {"deu", "gartens", "gart"}, {"spa", "jardines", "jardin"},
+	} {
+		st := StemmerFor(tc.lang)
 		if st == nil {
-			t.Errorf("StemmerFor(%q) = nil", lang)
+			t.Errorf("StemmerFor(%q) = nil", tc.lang)
 			continue
 		}
-		in := map[string]string{"garden": "gardening", "jardin": "jardins", "gart": "gartens"}[want]
-		if got := st(in); got != want {
-			t.Errorf("StemmerFor(%q)(%q) = %q, want %q", lang, in, got, want)
+		if got := st(tc.in); got != tc.want {
+			t.Errorf("StemmerFor(%q)(%q) = %q, want %q", tc.lang, tc.in, got, tc.want)
 		}
 	}
 	if StemmerFor("xho") != nil {
 		t.Error("a stemmer for xho")
 	}
+}
+
+// TestStemSpanishSameAsXapian: StemSpanish gives Xapian::Stem("spanish")'s
+// stem for the standard library's words and Spanish words built from
+// stems, verb endings, suffixes and attached pronouns.
+func TestStemSpanishSameAsXapian(t *testing.T) {
+	stems := []string{"habl", "com", "viv", "cant", "jardin", "flor", "naci", "rapid", "feliz", "constru", "arguy", "segu",
+		"pag", "averigu", "lleg", "pregunt", "abr", "a", "o", "e", "aer", "oi", "ciud", "univers", "posib", "actu", "educ",
+		"real", "organiz", "ind", "cre", "le", "ley", "hu", "y", "u", "gu", "qu", "distribu", "ámbit", "músic", "árbol"}
+	sufs := []string{"", "o", "a", "os", "as", "e", "es", "en", "é", "ó", "í", "á", "ar", "er", "ir", "ando", "iendo", "yendo",
+		"ándolo", "iéndola", "arlo", "erse", "irnos", "ándoselos", "iéndome", "yéndose", "ado", "ada", "ido", "idas",
+		"aba", "abamos", "ábamos", "aría", "eríamos", "iremos", "ieron", "aron", "ió", "ía", "ían", "ase", "iese",
+		"anza", "ico", "icas", "ismo", "able", "ible", "ista", "oso", "amiento", "imiento", "adora", "ación", "aciones",
+		"ante", "ancia", "icación", "logía", "ución", "encia", "amente", "ivamente", "osamente", "icamente", "mente",
+		"ablemente", "idad", "abilidad", "icidad", "ividad", "iva", "ativo", "ya", "yeron", "yó", "yendo", "ue", "uen",
+		"emos", "éis", "guen", "gue", "ués"}
+	var words []string
+	for _, st := range stems {
+		for _, sf := range sufs {
+			words = append(words, st+sf)
+		}
+	}
+	compareStemmer(t, "spanish", StemSpanish, words)
 }
