@@ -380,3 +380,19 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// TestSparkDriverTasks runs deploy/spark/test_arcport_spark.py (unittest,
+// no Spark session): the task side of the driver against the real binaries
+// (done, skipped on a rerun, a bad input kept as a row with exit 65, a
+// usage error raised for Spark to see).
+func TestSparkDriverTasks(t *testing.T) {
+	py := needPySpark(t)
+	cmd := exec.Command(py, "-W", "error::ResourceWarning", "-m", "unittest", "-v", "deploy/spark/test_arcport_spark.py")
+	cmd.Dir = repoRoot()
+	cmd.Env = append(os.Environ(), "ARCPORT_BIN_DIR="+filepath.Dir(bin(t, "arc2warc")))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("\nOK")) || bytes.Contains(out, []byte("skipped=")) {
+		t.Fatalf("python -m unittest deploy/spark/test_arcport_spark.py: %v\n%s", err, out)
+	}
+	t.Logf("%s", tail(string(bytes.TrimSpace(out)), 400))
+}

@@ -29,6 +29,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
@@ -186,31 +187,34 @@ def run_task(job: BatchJob, shard: int, attempt: int = 0) -> list[dict[str, Any]
     inputs, recorded in the rows) return; anything else raises TaskFailed,
     which Spark retries (75 is the status meant for that)."""
     cmd = job.command(shard)
-    proc = subprocess.Popen(
-        cmd,
-        stdin=subprocess.PIPE if job.list_text is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
     crash = crash_here(job.name, shard, attempt)
-    if job.list_text is not None and proc.stdin is not None:
-        try:
-            proc.stdin.write(job.list_text)
-            proc.stdin.close()
-        except BrokenPipeError:
-            pass
     lines: list[str] = []
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        lines.append(line)
-        if crash:
-            # the worker dies mid-task: its child goes with it (as when a
-            # container is killed), Spark sees the Python worker crash
-            os.kill(proc.pid, signal.SIGKILL)
-            os._exit(137)
-    stderr = proc.stderr.read() if proc.stderr is not None else ""
-    status = proc.wait()
+    # stderr to a file, not a pipe: read only at the end, it could fill a pipe and block the child
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errf:
+        with subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE if job.list_text is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=errf,
+            text=True,
+        ) as proc:
+            assert proc.stdout is not None
+            if job.list_text is not None and proc.stdin is not None:
+                try:
+                    proc.stdin.write(job.list_text)
+                    proc.stdin.close()
+                except BrokenPipeError:
+                    pass
+            for line in proc.stdout:
+                lines.append(line)
+                if crash:
+                    # the worker dies mid-task: its child goes with it (as when a
+                    # container is killed), Spark sees the Python worker crash
+                    os.kill(proc.pid, signal.SIGKILL)
+                    os._exit(137)
+            status = proc.wait()
+        errf.seek(0)
+        stderr = errf.read()
     if status not in (0, EXIT_BAD_INPUT):
         what = "transient, retry" if status == EXIT_TRANSIENT else "failed"
         raise TaskFailed(f"{job.name} shard {shard}: {' '.join(cmd)}: exit {status} ({what}): {stderr.strip()[-2000:]}")
