@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/arcport/arcport/lib/arc"
 	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/wacz"
 	"github.com/arcport/arcport/lib/warc"
 )
@@ -41,6 +43,20 @@ func (c *Collection) openArchive(name string) (io.ReaderAt, int64, io.Closer, er
 			return nil, 0, nil, err
 		}
 		return ra, n, nil, nil
+	}
+	if len(c.remoteArchives) > 0 {
+		clean := path.Clean("/" + name)[1:]
+		if clean != name || strings.Contains(name, "://") || strings.ContainsAny(name, "?#") {
+			return nil, 0, nil, errNoFile
+		}
+		for _, prefix := range c.remoteArchives {
+			f, err := store.OpenAt(context.Background(), prefix+name)
+			if err != nil {
+				continue
+			}
+			return f, f.Size(), f, nil
+		}
+		return nil, 0, nil, errNoFile
 	}
 	for _, dir := range c.archives {
 		f, err := os.OpenInRoot(dir, name)

@@ -24,9 +24,12 @@ type Collection struct {
 	Kind string
 
 	src      indexSource
-	archives []string    // folders holding the WARC/ARC files
-	wacz     *waczSource // set for a WACZ
-	closer   io.Closer
+	archives []string // folders holding the WARC/ARC files
+	// remoteArchives are the s3:// or http(s):// prefixes a remote
+	// cluster's WARCs are looked for under
+	remoteArchives []string
+	wacz           *waczSource // set for a WACZ
+	closer         io.Closer
 }
 
 // Close releases the files the collection holds open.
@@ -79,7 +82,8 @@ func ValidName(name string) bool {
 
 // Open opens SRC as a collection named name: a WACZ (a local path,
 // s3://... or http(s)://... ending in .wacz), a pywb ZipNum summary
-// (.idx or .summary, with its .loc beside it), a sorted .cdx or .cdxj
+// (.idx or .summary, with its .loc beside it; local, or remote: its URL,
+// or an s3:// prefix ending in "/" holding cluster.idx), a sorted .cdx or .cdxj
 // file, or a local folder: a pywb collection (its indexes/ and archive/),
 // a folder of index files (.cdx, .cdxj, .idx: searched as pywb searches
 // a folder), or else a folder of WARC/ARC files, indexed once into
@@ -97,7 +101,27 @@ func Open(ctx context.Context, name, src string, opts Options) (*Collection, err
 		c.Kind, c.src, c.wacz, c.closer = "wacz", w, w, w
 		return c, nil
 	case remote:
-		return nil, fmt.Errorf("%s: a remote source must be a .wacz file", store.Redact(src))
+		// a ZipNum cluster: its summary, or the prefix holding
+		// cluster.idx and cluster.loc
+		summary := src
+		if strings.HasSuffix(src, "/") {
+			summary = src + "cluster.idx"
+		}
+		if !strings.HasSuffix(lower, ".idx") && !strings.HasSuffix(lower, ".summary") && !strings.HasSuffix(src, "/") {
+			return nil, fmt.Errorf("%s: a remote source is a .wacz, a ZipNum .idx, or a prefix ending in / holding cluster.idx", store.Redact(src))
+		}
+		z, err := newZipNumSource(summary, "")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", store.Redact(summary), err)
+		}
+		c.Kind, c.src = "zipnum", z
+		base := summary[:strings.LastIndexByte(summary, '/')+1]
+		parent := base
+		if i := strings.LastIndexByte(strings.TrimSuffix(base, "/"), '/'); i > strings.Index(base, "://")+2 {
+			parent = base[:i+1]
+		}
+		c.remoteArchives = []string{base, base + "archive/", base + "warcs/", parent + "archive/", parent + "warcs/"}
+		return c, nil
 	}
 	st, err := os.Stat(src)
 	if err != nil {

@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/store/s3test"
 	"github.com/arcport/arcport/lib/wacz"
 )
@@ -212,4 +214,64 @@ func TestWARCFolderRefresh(t *testing.T) {
 	if a := fetch(t, ts.URL+"/f/cdx?url=http://www.iana.org/&output=text&fl=source"); a.body != "f:index.cdxj\n" {
 		t.Errorf("source: %q", a.body)
 	}
+}
+
+// TestClusterS3: a ZipNum cluster and its WARCs on a real S3 server
+// (versitygw on loopback), served from s3://coll/cluster/: the CDX API
+// answers as for the same cluster on disk, and captures replay from the
+// WARCs beside it (s3://coll/warcs/).
+func TestClusterS3(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Bucket(t, "coll")
+	srv.Setenv(t, srv.URL)
+	sa := sampleArchive(t)
+	local := filepath.Join(t.TempDir(), "cluster")
+	os.MkdirAll(local, 0o755)
+	warcs := filepath.Join(srv.Dir, "coll", "warcs")
+	remote := filepath.Join(srv.Dir, "coll", "cluster")
+	os.MkdirAll(warcs, 0o755)
+	os.MkdirAll(remote, 0o755)
+	var lines []string
+	for _, n := range []string{"iana.warc.gz", "example.warc.gz", "dupes.warc.gz"} {
+		b, err := os.ReadFile(filepath.Join(sa, "warcs", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(warcs, n), b, 0o644)
+		if err := indexArchive(filepath.Join(warcs, n), func(l []byte) error { lines = append(lines, strings.TrimRight(string(l), "\n")); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sort.Strings(lines)
+	w := cdx.NewClusterWriter(clusterDir(local), 2, int64(len(lines)), cdx.ClusterOptions{BlockLines: 7})
+	for _, l := range lines {
+		w.WriteLine([]byte(l))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(local)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(local, e.Name()))
+		os.WriteFile(filepath.Join(remote, e.Name()), b, 0o644)
+	}
+	rs := serveOne(t, "c", "s3://coll/cluster/")
+	ls := serveOne(t, "c", filepath.Join(local, "cluster.idx"))
+	n := 0
+	for _, q := range []string{"url=http://www.iana.org/", "url=*.iana.org&output=json", "url=iana.org&matchType=domain&showNumPages=1",
+		"url=iana.org&matchType=domain&page=1&pageSize=2", "url=www.iana.org/_css/*&resolveRevisits=1&output=text", "url=example.com*&closest=2014",
+		"url=http://www.iana.org/domains/example&sort=reverse", "url=iana.org&matchType=domain&showPagedIndex=1&output=text"} {
+		r, l := fetch(t, rs.URL+"/c/cdx?"+q), fetch(t, ls.URL+"/c/cdx?"+q)
+		if r != l || r.code != 200 || r.body == "" {
+			t.Errorf("%s: s3 %d %q, local %d %q", q, r.code, clip(r.body), l.code, clip(l.body))
+		}
+		n++
+	}
+	for _, p := range []string{"/c/20140126200624id_/http://www.iana.org/", "/c/20140127171238id_/http://www.iana.org/", "/c/20140126200625id_/http://www.iana.org/_css/2013.1/screen.css"} {
+		a := fetchReplay(t, rs.URL, p)
+		if a.code != 200 || len(a.body) < 1000 || !strings.Contains(a.headers, "memento-datetime") {
+			t.Errorf("%s from s3: %d, %d bytes", p, a.code, len(a.body))
+		}
+	}
+	t.Logf("%d CDX queries equal from s3:// and from disk; 3 captures replayed from s3://coll/warcs/", n)
 }

@@ -2,11 +2,15 @@ package replay
 
 import (
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+
+	"github.com/arcport/arcport/lib/store"
 )
 
 // zipNumSource is ZipNumIndexSource: a summary (cluster.idx: "key
@@ -18,18 +22,43 @@ type zipNumSource struct {
 	loc       map[string][]string
 	maxBlocks int
 	canon     canonFunc
+	// remote files (s3://, http(s)://) stay open: each costs a request
+	// to open, and keeps a cache of the blocks it read
+	mu     sync.Mutex
+	remote map[string]*store.File
 }
 
+// newZipNumSource opens a summary and its .loc (locPath, or the summary's
+// name with .loc), local or remote (s3://, http(s)://: read by ranges
+// through lib/store; parts named relative to the .loc are looked for
+// beside it).
 func newZipNumSource(summary, locPath string) (*zipNumSource, error) {
 	if locPath == "" {
-		locPath = strings.TrimSuffix(summary, filepath.Ext(summary)) + ".loc"
+		if i := strings.LastIndexByte(summary, '.'); i > strings.LastIndexByte(summary, '/') {
+			locPath = summary[:i] + ".loc"
+		} else {
+			locPath = summary + ".loc"
+		}
 	}
-	z := &zipNumSource{summary: summary, maxBlocks: 10, loc: map[string][]string{}}
-	b, err := os.ReadFile(locPath)
+	z := &zipNumSource{summary: summary, maxBlocks: 10, loc: map[string][]string{}, remote: map[string]*store.File{}}
+	var b []byte
+	var err error
+	join := filepath.Join
+	dir := filepath.Dir(locPath)
+	if store.IsRemote(locPath) {
+		var rc io.ReadCloser
+		if rc, err = store.Open(context.Background(), locPath); err == nil {
+			b, err = io.ReadAll(io.LimitReader(rc, 64<<20))
+			rc.Close()
+		}
+		dir = locPath[:strings.LastIndexByte(locPath, '/')]
+		join = func(a ...string) string { return a[0] + "/" + a[1] }
+	} else {
+		b, err = os.ReadFile(locPath)
+	}
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Dir(locPath)
 	for _, line := range strings.Split(string(b), "\n") {
 		parts := strings.Split(strings.TrimRight(line, " \t\r\n\x0b\x0c"), "\t")
 		if len(parts) == 1 && parts[0] == "" {
@@ -38,7 +67,7 @@ func newZipNumSource(summary, locPath string) (*zipNumSource, error) {
 		var paths []string
 		for _, p := range parts[1:] {
 			if !strings.Contains(p, "://") {
-				p = filepath.Join(dir, p)
+				p = join(dir, p)
 			}
 			paths = append(paths, p)
 		}
@@ -63,18 +92,15 @@ func (z *zipNumSource) load(q *query) (iterFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(z.summary)
+	ra, size, closer, err := z.openAt(z.summary)
 	if err != nil {
 		return nil, errNotFound
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, errNotFound
-	}
-	lf := &lineFile{ra: f, size: st.Size()}
+	lf := &lineFile{ra: ra, size: size}
 	lines, err := z.pageLines(lf, q, key, end)
-	f.Close()
+	if closer != nil {
+		closer.Close()
+	}
 	if err != nil {
 		// raised by the generator when first read: pywb answers it
 		// with the first line
@@ -338,7 +364,7 @@ func (z *zipNumSource) readGroup(part string, offset int64, ranges []int64) ([]s
 	}
 	var last error
 	for _, p := range locs {
-		ls, err := readBlocks(p, offset, ranges)
+		ls, err := z.readBlocks(p, offset, ranges)
 		if err == nil {
 			return ls, nil
 		}
@@ -347,15 +373,45 @@ func (z *zipNumSource) readGroup(part string, offset int64, ranges []int64) ([]s
 	return nil, &internalError{last.Error()}
 }
 
-func readBlocks(path string, offset int64, ranges []int64) ([]string, error) {
-	if strings.Contains(path, "://") {
-		return nil, fmt.Errorf("%s: remote ZipNum parts are not read", path)
+// openAt opens a summary or a part: a local file (closed by the caller),
+// or a remote one kept open.
+func (z *zipNumSource) openAt(path string) (io.ReaderAt, int64, io.Closer, error) {
+	if !store.IsRemote(path) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		st, err := f.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			f.Close()
+			return nil, 0, nil, fmt.Errorf("%s: not a regular file", path)
+		}
+		return f, st.Size(), f, nil
 	}
-	f, err := os.Open(path)
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if f, ok := z.remote[path]; ok {
+		return f, f.Size(), nil, nil
+	}
+	f, err := store.OpenAt(context.Background(), path)
 	if err != nil {
-		return nil, fmt.Errorf("[Errno 2] No such file or directory: %s", pyRepr(path))
+		return nil, 0, nil, err
 	}
-	defer f.Close()
+	z.remote[path] = f
+	return f, f.Size(), nil, nil
+}
+
+func (z *zipNumSource) readBlocks(path string, offset int64, ranges []int64) ([]string, error) {
+	f, _, closer, err := z.openAt(path)
+	if err != nil {
+		if !store.IsRemote(path) {
+			return nil, fmt.Errorf("[Errno 2] No such file or directory: %s", pyRepr(path))
+		}
+		return nil, fmt.Errorf("%s: %v", store.Redact(path), err)
+	}
+	if closer != nil {
+		defer closer.Close()
+	}
 	var out []string
 	off := offset
 	for _, n := range ranges {

@@ -146,7 +146,7 @@ func TestServeBadSources(t *testing.T) {
 		{[]string{"serve", "--collection", "noequals"}, 2, `want NAME=SRC`},
 		{[]string{"serve", "--collection", "a=" + filepath.Join(dir, "x.cdx"), "--collection", "a=" + filepath.Join(dir, "y.cdx")}, 2, `two sources named "a"`},
 		{[]string{"serve", "--listen", "127.0.0.1:99999", filepath.Join(dir, "empty")}, 1, ""},
-		{[]string{"serve", "https://example.invalid/x.cdxj"}, 1, "a remote source must be a .wacz file"},
+		{[]string{"serve", "https://example.invalid/x.cdxj"}, 1, "a remote source is a .wacz, a ZipNum .idx, or a prefix ending in / holding cluster.idx"},
 	} {
 		so, se, code := run(t, nil, tc.args...)
 		if code != tc.code || so != "" || strings.Count(se, "\n") != 1 || !strings.Contains(se, tc.msg) {
