@@ -192,6 +192,8 @@ func StemmerFor(lang string) func(string) string {
 		return StemGerman
 	case "es", "spa", "spanish":
 		return StemSpanish
+	case "ru", "rus", "russian":
+		return StemRussian
 	}
 	return nil
 }

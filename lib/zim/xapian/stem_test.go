@@ -104,7 +104,7 @@ func TestStemGermanSameAsXapian(t *testing.T) {
 func TestStemmerFor(t *testing.T) {
 	for _, tc := range []struct{ lang, in, want string }{
 		{"eng", "gardening", "garden"}, {"en", "gardening", "garden"}, {"eng,fra", "gardening", "garden"},
-		{"fra", "jardins", "jardin"}, {"de", "gartens", "gart"}, {"deu", "gartens", "gart"}, {"spa", "jardines", "jardin"},
+		{"fra", "jardins", "jardin"}, {"de", "gartens", "gart"}, {"deu", "gartens", "gart"}, {"spa", "jardines", "jardin"}, {"rus", "книгами", "книг"},
 	} {
 		st := StemmerFor(tc.lang)
 		if st == nil {
@@ -141,4 +141,25 @@ func TestStemSpanishSameAsXapian(t *testing.T) {
 		}
 	}
 	compareStemmer(t, "spanish", StemSpanish, words)
+}
+
+// TestStemRussianSameAsXapian: StemRussian gives Xapian::Stem("russian")'s
+// stem for Russian words built from stems and the stemmer's endings.
+func TestStemRussianSameAsXapian(t *testing.T) {
+	stems := []string{"книг", "дом", "город", "работ", "красн", "хорош", "говор", "чита", "пис", "делa", "сад", "цвет", "нов",
+		"больш", "зна", "люб", "ход", "стро", "мост", "радост", "молод", "сильн", "дума", "смотр", "жи", "бы", "а", "о", "я",
+		"вод", "земл", "истори", "армени", "учени", "сем", "стать", "ноч", "друз", "мысл", "бел", "длинн", "странн", "чита", "жела"}
+	sufs := []string{"", "а", "ы", "у", "ой", "ою", "е", "ам", "ами", "ах", "ов", "ев", "ей", "ий", "ый", "ая", "ое", "ые", "ого",
+		"ему", "ому", "ым", "ими", "ых", "ую", "юю", "яя", "ть", "ла", "ло", "ли", "л", "ет", "ют", "ешь", "ем", "ите", "ила",
+		"ыла", "ено", "ены", "ует", "уют", "ить", "ыть", "ишь", "в", "вши", "вшись", "ив", "ивши", "ившись", "ыв", "ывшись",
+		"ся", "сь", "лся", "лась", "ется", "ются", "ющий", "ующий", "ивший", "вший", "енный", "нный", "емый", "ость",
+		"ости", "остью", "ейший", "ейшая", "ейше", "нно", "нн", "ь", "ью", "ья", "ия", "ие", "ии", "ией", "иями", "иях", "ию",
+		"и", "ами", "ями", "ое", "ее"}
+	var words []string
+	for _, st := range stems {
+		for _, sf := range sufs {
+			words = append(words, st+sf)
+		}
+	}
+	compareStemmer(t, "russian", StemRussian, words)
 }
