@@ -821,7 +821,9 @@ bench_workers() {
 # spark: only when named (make peers: scripts/venv-spark, Java 17+). The same 200-file job, a
 # sorted CDXJ run per WARC.gz (waczpack index --sort, batch mode, 2 shards), as
 # deploy/spark/arcport_spark.py in Spark local[2] (a Spark session started per run) vs GNU
-# parallel -j 2 running the 2 shards; outputs compared file by file.
+# parallel -j 2 running the 2 shards; outputs compared file by file. SPARK_RECORDS: records per
+# WARC.gz (default 300: 574 MiB; Spark's fixed cost, a session and its first job, weighs less on
+# bigger inputs).
 SPARK_FILES=200
 bench_spark() {
   need_bin waczpack || return 1
@@ -829,8 +831,8 @@ bench_spark() {
   [ -x "$py" ] && "$py" -c 'import pyspark' 2>/dev/null || { log "no pyspark in scripts/venv-spark: run make peers"; return 1; }
   have java || { log "no java (pyspark 4 needs Java 17+)"; return 1; }
   have parallel || { log "no GNU parallel"; return 1; }
-  local recs=300 dir list i
-  [ "$QUICK" = 1 ] && recs=20
+  local recs=${SPARK_RECORDS:-300} dir list i
+  [ "$QUICK" = 1 ] && recs=${SPARK_RECORDS:-20}
   dir=$IN/spark-$SPARK_FILES-$recs list=$IN/spark-$SPARK_FILES-$recs.txt
   if [ ! -s "$list" ]; then
     log "generating $SPARK_FILES WARC.gz of $recs records (scripts/arcgen) into $dir"
