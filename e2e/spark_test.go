@@ -387,7 +387,7 @@ func tail(s string, n int) string {
 // usage error raised for Spark to see).
 func TestSparkDriverTasks(t *testing.T) {
 	py := needPySpark(t)
-	cmd := exec.Command(py, "-W", "error::ResourceWarning", "-m", "unittest", "-v", "deploy/spark/test_arcport_spark.py")
+	cmd := exec.Command(py, "-B", "-W", "error::ResourceWarning", "-m", "unittest", "-v", "deploy/spark/test_arcport_spark.py")
 	cmd.Dir = repoRoot()
 	cmd.Env = append(os.Environ(), "ARCPORT_BIN_DIR="+filepath.Dir(bin(t, "arc2warc")))
 	out, err := cmd.CombinedOutput()
