@@ -13,7 +13,6 @@ import (
 	"github.com/arcport/arcport/lib/arc"
 	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/record"
-	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/wacz"
 	"github.com/arcport/arcport/lib/warc"
 )
@@ -50,7 +49,7 @@ func (c *Collection) openArchive(name string) (io.ReaderAt, int64, io.Closer, er
 			return nil, 0, nil, errNoFile
 		}
 		for _, prefix := range c.remoteArchives {
-			f, err := store.OpenAt(context.Background(), prefix+name)
+			f, err := c.store.OpenAt(context.Background(), prefix+name)
 			if err != nil {
 				continue
 			}

@@ -28,6 +28,7 @@ type Collection struct {
 	// remoteArchives are the s3:// or http(s):// prefixes a remote
 	// cluster's WARCs are looked for under
 	remoteArchives []string
+	store          *store.Store
 	wacz           *waczSource // set for a WACZ
 	closer         io.Closer
 }
@@ -45,6 +46,8 @@ type Options struct {
 	// CacheDir holds the indexes made for folders of WARC/ARC files
 	// (default: the user cache folder's arcport/serve).
 	CacheDir string
+	// Store opens s3:// and http(s):// sources (default: store.Default).
+	Store *store.Store
 }
 
 // NameOf returns the collection name a SRC gets when none is given: the
@@ -89,12 +92,16 @@ func ValidName(name string) bool {
 // a folder), or else a folder of WARC/ARC files, indexed once into
 // opts.CacheDir (again when its files change).
 func Open(ctx context.Context, name, src string, opts Options) (*Collection, error) {
-	c := &Collection{Name: name, Source: src}
+	st := opts.Store
+	if st == nil {
+		st = store.Default
+	}
+	c := &Collection{Name: name, Source: src, store: st}
 	lower := strings.ToLower(src)
 	remote := store.IsRemote(src)
 	switch {
 	case strings.HasSuffix(lower, ".wacz"):
-		w, err := openWACZ(ctx, src)
+		w, err := openWACZ(ctx, st, src)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +117,7 @@ func Open(ctx context.Context, name, src string, opts Options) (*Collection, err
 		if !strings.HasSuffix(lower, ".idx") && !strings.HasSuffix(lower, ".summary") && !strings.HasSuffix(src, "/") {
 			return nil, fmt.Errorf("%s: a remote source is a .wacz, a ZipNum .idx, or a prefix ending in / holding cluster.idx", store.Redact(src))
 		}
-		z, err := newZipNumSource(summary, "")
+		z, err := newZipNumSource(st, summary, "")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", store.Redact(summary), err)
 		}
@@ -123,16 +130,16 @@ func Open(ctx context.Context, name, src string, opts Options) (*Collection, err
 		c.remoteArchives = []string{base, base + "archive/", base + "warcs/", parent + "archive/", parent + "warcs/"}
 		return c, nil
 	}
-	st, err := os.Stat(src)
+	fi, err := os.Stat(src)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", src, unwrapPath(err))
 	}
-	if !st.IsDir() {
+	if !fi.IsDir() {
 		dir := filepath.Dir(src)
 		c.archives = archiveDirs(dir)
 		switch {
 		case strings.HasSuffix(lower, ".idx") || strings.HasSuffix(lower, ".summary"):
-			z, err := newZipNumSource(src, "")
+			z, err := newZipNumSource(st, src, "")
 			if err != nil {
 				return nil, fmt.Errorf("%s: no .loc file beside it: %v", src, unwrapPath(err))
 			}

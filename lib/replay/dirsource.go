@@ -26,7 +26,7 @@ func (s *dirSource) children() ([]namedSource, error) {
 		case strings.HasSuffix(n, ".cdx") || strings.HasSuffix(n, ".cdxj"):
 			out = append(out, namedSource{n, &fileSource{open: localFile(p), canon: s.canon}})
 		case strings.HasSuffix(n, ".idx") || strings.HasSuffix(n, ".summary"):
-			z, err := newZipNumSource(p, "")
+			z, err := newZipNumSource(nil, p, "")
 			if err != nil {
 				continue
 			}

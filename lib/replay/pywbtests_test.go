@@ -33,7 +33,7 @@ func buildSources(t *testing.T, specs []srcSpec) indexSource {
 		case strings.HasSuffix(p, "/"):
 			src = &dirSource{dir: p}
 		case strings.HasSuffix(p, ".idx"):
-			z, err := newZipNumSource(p, "")
+			z, err := newZipNumSource(nil, p, "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/arcport/arcport/lib/cdx"
+	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/store/s3test"
 	"github.com/arcport/arcport/lib/wacz"
 )
@@ -96,7 +97,14 @@ func checkWACZFinds(t *testing.T, base string, caps []*wacz.Capture) {
 
 func serveOne(t *testing.T, name, src string) *httptest.Server {
 	t.Helper()
-	c, err := Open(context.Background(), name, src, Options{CacheDir: t.TempDir()})
+	return serveOneStore(t, name, src, nil)
+}
+
+// serveOneStore serves src through st (nil: store.Default); an S3 test
+// makes its own Store, after pointing the environment at its server.
+func serveOneStore(t *testing.T, name, src string, st *store.Store) *httptest.Server {
+	t.Helper()
+	c, err := Open(context.Background(), name, src, Options{CacheDir: t.TempDir(), Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +172,7 @@ func TestWACZS3(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(srv.Dir, "coll", "site.wacz"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ts := serveOne(t, "w", "s3://coll/site.wacz")
+	ts := serveOneStore(t, "w", "s3://coll/site.wacz", store.New(store.Options{}))
 	checkWACZFinds(t, ts.URL, waczCaptures(t, p))
 }
 
@@ -255,7 +263,7 @@ func TestClusterS3(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(local, e.Name()))
 		os.WriteFile(filepath.Join(remote, e.Name()), b, 0o644)
 	}
-	rs := serveOne(t, "c", "s3://coll/cluster/")
+	rs := serveOneStore(t, "c", "s3://coll/cluster/", store.New(store.Options{}))
 	ls := serveOne(t, "c", filepath.Join(local, "cluster.idx"))
 	n := 0
 	for _, q := range []string{"url=http://www.iana.org/", "url=*.iana.org&output=json", "url=iana.org&matchType=domain&showNumPages=1",

@@ -32,12 +32,12 @@ func (w *waczSource) load(q *query) (iterFunc, error) { return w.src.load(q) }
 func (w *waczSource) Close() error { return w.r.Close() }
 
 // openWACZ opens a WACZ, local or remote (lib/store: ranged reads).
-func openWACZ(ctx context.Context, src string) (*waczSource, error) {
+func openWACZ(ctx context.Context, st *store.Store, src string) (*waczSource, error) {
 	var r *wacz.Reader
 	var ra io.ReaderAt
 	var size int64
 	if store.IsRemote(src) {
-		f, err := store.OpenAt(ctx, src)
+		f, err := st.OpenAt(ctx, src)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", store.Redact(src), err)
 		}

@@ -26,13 +26,17 @@ type zipNumSource struct {
 	// to open, and keeps a cache of the blocks it read
 	mu     sync.Mutex
 	remote map[string]*store.File
+	store  *store.Store
 }
 
 // newZipNumSource opens a summary and its .loc (locPath, or the summary's
 // name with .loc), local or remote (s3://, http(s)://: read by ranges
 // through lib/store; parts named relative to the .loc are looked for
 // beside it).
-func newZipNumSource(summary, locPath string) (*zipNumSource, error) {
+func newZipNumSource(st *store.Store, summary, locPath string) (*zipNumSource, error) {
+	if st == nil {
+		st = store.Default
+	}
 	if locPath == "" {
 		if i := strings.LastIndexByte(summary, '.'); i > strings.LastIndexByte(summary, '/') {
 			locPath = summary[:i] + ".loc"
@@ -40,14 +44,14 @@ func newZipNumSource(summary, locPath string) (*zipNumSource, error) {
 			locPath = summary + ".loc"
 		}
 	}
-	z := &zipNumSource{summary: summary, maxBlocks: 10, loc: map[string][]string{}, remote: map[string]*store.File{}}
+	z := &zipNumSource{summary: summary, maxBlocks: 10, loc: map[string][]string{}, remote: map[string]*store.File{}, store: st}
 	var b []byte
 	var err error
 	join := filepath.Join
 	dir := filepath.Dir(locPath)
 	if store.IsRemote(locPath) {
 		var rc io.ReadCloser
-		if rc, err = store.Open(context.Background(), locPath); err == nil {
+		if rc, err = st.Open(context.Background(), locPath); err == nil {
 			b, err = io.ReadAll(io.LimitReader(rc, 64<<20))
 			rc.Close()
 		}
@@ -393,7 +397,7 @@ func (z *zipNumSource) openAt(path string) (io.ReaderAt, int64, io.Closer, error
 	if f, ok := z.remote[path]; ok {
 		return f, f.Size(), nil, nil
 	}
-	f, err := store.OpenAt(context.Background(), path)
+	f, err := z.store.OpenAt(context.Background(), path)
 	if err != nil {
 		return nil, 0, nil, err
 	}

@@ -90,7 +90,7 @@ func serve(c *cli.Context, stderr io.Writer) error {
 		}
 	}()
 	for _, s := range srcs {
-		coll, err := replay.Open(ctx, s.name, s.src, replay.Options{CacheDir: c.String("cache-dir")})
+		coll, err := replay.Open(ctx, s.name, s.src, replay.Options{CacheDir: c.String("cache-dir"), Store: cliutil.Store()})
 		if err != nil {
 			return err
 		}
