@@ -52,6 +52,7 @@ type DB struct {
 	cache     map[uint32][]byte
 	cacheMax  int
 	maxTag    int
+	doclens   []uint32 // document lengths by docid, once SearchTerms needs them
 }
 
 // Option adjusts Open.

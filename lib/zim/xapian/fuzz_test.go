@@ -96,6 +96,12 @@ func exercise(db *DB) error {
 		_, _, err = db.DocLength(did)
 		keep(err)
 	}
+	if len(terms) > 0 {
+		_, err := db.SearchTerms(terms[:min(3, len(terms))], false, 10)
+		keep(err)
+		_, err = db.SearchTerms(terms[:min(2, len(terms))], true, 10)
+		keep(err)
+	}
 	_, err := db.ValueStats(0)
 	keep(err)
 	_, err = db.Metadata("language")

@@ -63,9 +63,22 @@ func (db *DB) SearchTerms(terms []string, all bool, limit int) ([]Result, error)
 		// own (wqf 1, so the k3 factor is 1), as Xapian weights OP_AND and
 		// OP_OR of term queries
 		termweight := math.Log(tw) * (bm25K1 + 1) * float64(wqf[t])
+		lens, err := db.docLengths()
+		if err != nil {
+			return nil, err
+		}
 		var ferr error
 		err = db.ScanPostings(t, func(p Posting) bool {
-			n, ok, err := db.DocLength(p.DocID)
+			var n uint32
+			var ok bool
+			var err error
+			if lens != nil {
+				if p.DocID < uint32(len(lens)) && lens[p.DocID] != noDoc {
+					n, ok = lens[p.DocID], true
+				}
+			} else {
+				n, ok, err = db.DocLength(p.DocID)
+			}
 			if err != nil || !ok {
 				ferr = err
 				if err == nil {
@@ -137,4 +150,36 @@ func LibzimQueryTerms(query string, stem func(string) string, stop func(string) 
 		out = append(out, w)
 	}
 	return out
+}
+
+// noDoc marks a docid without a document in the doclen cache.
+const noDoc = ^uint32(0)
+
+// maxDoclenCache bounds the docid range whose lengths SearchTerms keeps
+// in memory (4 bytes each); beyond it, or beyond the file's size in bytes
+// (a damaged header's last docid), each length is looked up.
+const maxDoclenCache = 1 << 24
+
+// docLengths returns every document's length indexed by docid (noDoc
+// where there is none), read once; nil when the docids run too high.
+func (db *DB) docLengths() ([]uint32, error) {
+	if db.doclens != nil || db.stats.LastDocID >= maxDoclenCache || int64(db.stats.LastDocID) > db.size {
+		return db.doclens, nil
+	}
+	lens := make([]uint32, db.stats.LastDocID+1)
+	for i := range lens {
+		lens[i] = noDoc
+	}
+	err := db.ScanPostings("", func(p Posting) bool {
+		if p.DocID >= uint32(len(lens)) {
+			return false
+		}
+		lens[p.DocID] = p.WDF
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	db.doclens = lens
+	return lens, nil
 }
