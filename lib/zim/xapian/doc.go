@@ -27,10 +27,12 @@
 //   - glass_compact.cc: how xapian-compact --single-file lays out the file;
 //   - common/pack.h: the integer and string encodings.
 //
-// The text pipeline follows xapian-core/queryparser/termgenerator_internal.cc
-// and unicode/utf8itor.cc (TermGenerator), xapian-core/languages/english.sbl
-// and french.sbl (the Snowball stemmers, StemEnglish and StemFrench), and
-// libzim's src/tools.cpp (RemoveAccents, CountWords), src/xapian/htmlparse.cc
+// The text pipeline follows xapian-core/queryparser/termgenerator_internal.cc,
+// cjk-tokenizer.cc and unicode/utf8itor.cc (TermGenerator),
+// xapian-core/languages/english.sbl, french.sbl, german.sbl, spanish.sbl and
+// russian.sbl (the Snowball stemmers, StemEnglish ... StemRussian),
+// geospatial/geoencode.cc (SerialiseLatLong), weight/bm25weight.cc
+// (SearchTerms), and libzim's src/search.cpp (LibzimQueryTerms), src/tools.cpp (RemoveAccents, CountWords), src/xapian/htmlparse.cc
 // and myhtmlparse.cc (ParseHTML), src/writer/defaultIndexData.h,
 // xapianWorker.cpp and xapianIndexer.cpp (LibzimFullText, LibzimTitle).
 //
