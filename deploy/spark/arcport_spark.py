@@ -238,7 +238,9 @@ def spark_session(master: Optional[str], app: str = "arcport") -> "SparkSession"
     b = SparkSession.builder.appName(app).config("spark.speculation", "false").config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
     if master:
         b = b.master(master)
-    return b.getOrCreate()
+    spark = b.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
 
 
 def run_job(spark: "SparkSession", job: BatchJob) -> tuple["DataFrame", JobResult]:
