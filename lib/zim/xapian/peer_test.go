@@ -123,3 +123,10 @@ func peertestMissing(t testing.TB, peer, why string) {
 	t.Helper()
 	peertest.Missing(t, peer, why)
 }
+
+func writeFile(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

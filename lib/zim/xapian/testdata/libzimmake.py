@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Write a ZIM with libzim's own Creator (python3-libzim), full-text and
 title indexes on: libzimmake.py OUT.zim LANG < items.json, a JSON list of
-{"path", "title", "html"}; each item is an HTML front article."""
+{"path", "title", "html"}; each item is an HTML front article, or, with
+"target" instead of "html", a front-article redirection to that path."""
 import json, sys
 from libzim.writer import Creator, Hint, Item, StringProvider
 
@@ -24,5 +25,8 @@ items = json.load(sys.stdin)
 with Creator(sys.argv[1]).config_indexing(True, sys.argv[2]) as c:
     c.set_mainpath(items[0]["path"])
     for d in items:
-        c.add_item(Page(d))
+        if "target" in d:
+            c.add_redirection(d["path"], d["title"], d["target"], {Hint.FRONT_ARTICLE: True})
+        else:
+            c.add_item(Page(d))
     c.add_metadata("Language", sys.argv[2])
