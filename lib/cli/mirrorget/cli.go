@@ -113,7 +113,7 @@ second run over the same DIR updates the copy with conditional requests.
 Scan rules follow HTTrack: +PATTERN takes matching URLs, -PATTERN refuses them,
 the last matching rule wins; * is any text, *[file] a name without /, *[path]
 a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "O", Usage: "keep a browsable mirror and its cache in `DIR` (updated when it exists)"},
 			&cli.StringFlag{Name: "format", Value: "arc", Usage: "stream format: arc or warc"},
 			&cli.StringFlag{Name: "o", Usage: "write the stream to `FILE` instead of stdout"},
@@ -171,7 +171,7 @@ a path, *[a-z,0-9] a run of those characters (e.g. "-*.gif" "+*/docs/*").`,
 			&cli.BoolFlag{Name: "stop", Usage: "ask every worker of that crawl to finish what it fetches and exit, and exit"},
 			&cli.BoolFlag{Name: "q", Usage: "quiet: no progress, no warnings"},
 			&cli.BoolFlag{Name: "v", Usage: "verbose: one line per capture on stderr; with --status, every host"},
-		},
+		}, browserFlags()...),
 		Action: action,
 	}
 }
@@ -222,6 +222,8 @@ type Options struct {
 	Status      bool          // --status
 	Stop        bool          // --stop
 	NoPurge     bool          // --purge=off (HTTrack -X0): an update keeps the files no longer on the site
+
+	Browser *BrowserOptions // --browser (nil without it)
 
 	maxBytes string // --max-bytes as given, for messages
 }
@@ -425,6 +427,9 @@ func options(c *cli.Context) (*Options, error) {
 	cfg.Retries = c.Int("retries")
 	if cfg.Retries < 0 {
 		return nil, cliutil.Usagef("--retries must not be negative")
+	}
+	if o.Browser, err = browserOptions(c); err != nil {
+		return nil, err
 	}
 	o.Crawl = cfg
 	o.Progress = !o.Quiet && cliutil.IsTerminal(os.Stderr)
@@ -800,6 +805,9 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 			}
 			return nil
 		}
+	}
+	if o.Browser != nil {
+		defer startBrowser(o, stderr)()
 	}
 	cr, err := crawl.New(o.Crawl, sink)
 	if err != nil {

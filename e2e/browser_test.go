@@ -1,0 +1,359 @@
+package e2e
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/arcport/arcport/lib/record"
+	"github.com/arcport/arcport/lib/warc"
+)
+
+// jsSite is a loopback site built by JavaScript: its HTML is a shell; a
+// gzip-served script fetches the list from a JSON API whose URL it
+// assembles, and makes 30 cards whose images load as they come into view;
+// the first three cards link to item pages rendered from JSON. The script
+// also asks for a URL robots.txt disallows and for an image on another
+// origin (out of scope): neither may be fetched.
+type jsSite struct {
+	*httptest.Server
+	other  *httptest.Server
+	appGz  []byte // /app.js as sent (gzip)
+	mu     sync.Mutex
+	served []string
+	otherN int
+}
+
+const jsCards = 30
+
+const jsApp = `
+const api = ['', 'api', 'v1', 'items'].join('/') + '?n=' + (3 * 10);
+const seen = new IntersectionObserver(entries => {
+  for (const e of entries) {
+    if (e.isIntersecting) { e.target.src = e.target.dataset.src; seen.unobserve(e.target); }
+  }
+});
+fetch(api).then(r => r.json()).then(items => {
+  const list = document.getElementById('list');
+  for (const it of items) {
+    const d = document.createElement('div');
+    d.className = 'card';
+    d.innerHTML = '<h2>' + it.title + '</h2><img data-src="/img/' + it.id + '.png" alt="">' +
+      (it.id <= 3 ? '<a href="/item.html?id=' + it.id + '">more</a>' : '');
+    list.appendChild(d);
+    seen.observe(d.querySelector('img'));
+  }
+  document.getElementById('status').textContent = 'loaded ' + items.length;
+});
+fetch('/private/secret.json').catch(() => {});
+const ext = new Image(); ext.src = OTHER + '/ext.png';
+`
+
+func newJSSite(t *testing.T) *jsSite {
+	s := &jsSite{}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	io.WriteString(zw, jsApp)
+	zw.Close()
+	s.appGz = gz.Bytes()
+	s.other = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.otherN++
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(pngOf(1))
+	}))
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(func() { s.Close(); s.other.Close() })
+	return s
+}
+
+func pngOf(i int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	img.Set(0, 0, color.RGBA{uint8(i), 0, 0, 255})
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	return b.Bytes()
+}
+
+func (s *jsSite) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.served = append(s.served, r.URL.RequestURI())
+	s.mu.Unlock()
+	html := func(body string) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, body)
+	}
+	p := r.URL.Path
+	switch {
+	case p == "/robots.txt":
+		io.WriteString(w, "User-agent: *\nDisallow: /private/\n")
+	case p == "/":
+		html(`<!doctype html><html><head><title>JS shop</title>
+<style>.card{height:400px;border:1px solid #ccc} img{width:40px;height:40px}</style>
+<script>const OTHER = '` + s.other.URL + `';</script>
+<script src="/app.js" defer></script></head>
+<body><h1>JS shop</h1><p id="status">loading</p><div id="list"></div></body></html>`)
+	case p == "/app.js":
+		w.Header().Set("Content-Type", "text/javascript")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(s.appGz)
+	case p == "/api/v1/items":
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		var items []map[string]any
+		for i := 1; i <= n; i++ {
+			items = append(items, map[string]any{"id": i, "title": fmt.Sprintf("Card %d from JSON", i)})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(items)
+	case strings.HasPrefix(p, "/img/"):
+		n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(p, "/img/"), ".png"))
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(pngOf(n))
+	case p == "/item.html":
+		html(`<!doctype html><html><head><title>Item</title><script src="/item.js"></script></head><body><main id="item"></main></body></html>`)
+	case p == "/item.js":
+		w.Header().Set("Content-Type", "text/javascript")
+		io.WriteString(w, `const id = new URLSearchParams(location.search).get('id');
+fetch('/api/v1/item/' + id).then(r => r.json()).then(it => {
+  document.title = it.title;
+  document.getElementById('item').innerHTML = '<h1>' + it.title + '</h1><p>' + it.text + '</p>';
+});`)
+	case strings.HasPrefix(p, "/api/v1/item/"):
+		id := strings.TrimPrefix(p, "/api/v1/item/")
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]string{"title": "Item " + id, "text": "Item " + id + " is described by JSON"})
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *jsSite) log() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.served)
+}
+
+// readResponses returns the response records of a WARC: target URI (path
+// and query) to block, the header of each, and how many records of each
+// type there are.
+func readResponses(t *testing.T, path, base string) (map[string][]byte, map[string]*record.Record, map[record.Type]int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := warc.NewReader(f, warc.WithPolicy(record.Fail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, recs, types := map[string][]byte{}, map[string]*record.Record{}, map[record.Type]int{}
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rec.Block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		types[rec.Type()]++
+		if rec.Type() == record.Response {
+			p := strings.TrimPrefix(rec.TargetURI(), base)
+			if _, dup := blocks[p]; dup {
+				p += " (again)"
+			}
+			blocks[p], recs[p] = b, rec
+		}
+	}
+	return blocks, recs, types
+}
+
+// TestMirrorgetBrowser: a plain crawl of a site built by JavaScript
+// captures its shell only; --browser captures what the site serves a
+// browser (the JSON list, the 30 images loaded on scroll, the item pages
+// and their JSON), the gzip-served script as the gzip bytes sent,
+// robots.txt and the scope obeyed for the browser's requests; waczpack
+// check passes every record, and waczpack create indexes them.
+func TestMirrorgetBrowser(t *testing.T) {
+	chromium := needCmd(t, "chromium", "chromium")
+	site := newJSSite(t)
+	mg := bin(t, "mirrorget")
+	dir := t.TempDir()
+
+	plain := filepath.Join(dir, "plain.warc.gz")
+	if _, stderr, code := run(t, mg, nil, "-q", "--format", "warc", "-o", plain, site.URL+"/"); code != 0 {
+		t.Fatalf("plain crawl: exit %d: %s", code, stderr)
+	}
+	pb, _, _ := readResponses(t, plain, site.URL)
+	for u := range pb {
+		if strings.HasPrefix(u, "/api/") || strings.HasPrefix(u, "/img/") || strings.HasPrefix(u, "/item") {
+			t.Errorf("plain crawl captured %s", u)
+		}
+	}
+
+	site.mu.Lock()
+	site.served = nil
+	site.mu.Unlock()
+	out := filepath.Join(dir, "browser.warc.gz")
+	start := time.Now()
+	_, stderr, code := run(t, mg, nil, "-v", "--browser", "--browser-path", chromium, "--browser-tabs", "2",
+		"--page-timeout", "60s", "--format", "warc", "-o", out, site.URL+"/")
+	took := time.Since(start)
+	if code != 0 {
+		t.Fatalf("--browser crawl: exit %d: %s", code, stderr)
+	}
+	bb, recs, types := readResponses(t, out, site.URL)
+	want := []string{"/", "/robots.txt", "/app.js", "/api/v1/items?n=30"}
+	for i := 1; i <= jsCards; i++ {
+		want = append(want, fmt.Sprintf("/img/%d.png", i))
+	}
+	for i := 1; i <= 3; i++ {
+		want = append(want, fmt.Sprintf("/item.html?id=%d", i), fmt.Sprintf("/api/v1/item/%d", i))
+	}
+	want = append(want, "/item.js")
+	missing := 0
+	for _, u := range want {
+		if _, ok := bb[u]; !ok {
+			t.Errorf("--browser did not capture %s", u)
+			missing++
+		}
+	}
+	// the share of what the site served a browser that was captured
+	servedURLs := map[string]bool{}
+	for _, u := range site.log() {
+		servedURLs[u] = true
+	}
+	plainN, browserN := 0, 0
+	for u := range servedURLs {
+		if _, ok := pb[u]; ok {
+			plainN++
+		}
+		if _, ok := bb[u]; ok {
+			browserN++
+		}
+	}
+	t.Logf("%d URLs served in the --browser crawl: plain crawl captured %d (%.0f%%), --browser %d (%.0f%%) in %v; records %v",
+		len(servedURLs), plainN, 100*float64(plainN)/float64(len(servedURLs)), browserN, 100*float64(browserN)/float64(len(servedURLs)), took.Round(time.Millisecond), types)
+
+	// byte-exact: the script's payload is the gzip bytes sent
+	if b, ok := bb["/app.js"]; ok {
+		_, payload, _ := bytes.Cut(b, []byte("\r\n\r\n"))
+		if !bytes.Equal(payload, site.appGz) {
+			t.Errorf("/app.js payload: %d bytes, not the %d gzip bytes sent", len(payload), len(site.appGz))
+		}
+		if !bytes.Contains(b, []byte("Content-Encoding: gzip")) {
+			t.Errorf("/app.js record lost its Content-Encoding")
+		}
+		if _, dup := bb["/app.js (again)"]; dup {
+			t.Errorf("/app.js captured twice")
+		}
+	}
+	if b := bb["/api/v1/items?n=30"]; !bytes.Contains(b, []byte("Card 30 from JSON")) {
+		t.Errorf("JSON list record: %.200q", b)
+	}
+	// request records are paired with their response
+	if types[record.Request] < types[record.Response] {
+		t.Errorf("records %v: a response without its request", types)
+	}
+	if rec := recs["/api/v1/items?n=30"]; rec != nil && rec.Header.Get(record.FieldIPAddress) == "" {
+		t.Errorf("JSON list record without WARC-IP-Address")
+	}
+	// robots.txt and the scope hold for the browser's requests
+	for _, u := range site.log() {
+		if strings.HasPrefix(u, "/private/") {
+			t.Errorf("served %s, disallowed by robots.txt", u)
+		}
+	}
+	site.mu.Lock()
+	if site.otherN != 0 {
+		t.Errorf("the out-of-scope origin was asked %d times", site.otherN)
+	}
+	site.mu.Unlock()
+	if !strings.Contains(stderr, "rendered "+site.URL+"/:") {
+		t.Errorf("no 'rendered' line for the start page in -v output:\n%s", stderr)
+	}
+
+	wp := bin(t, "waczpack")
+	if so, se, code := run(t, wp, nil, "check", out); code != 0 {
+		t.Errorf("waczpack check: exit %d\n%s%s", code, so, se)
+	}
+	wacz := filepath.Join(dir, "browser.wacz")
+	if _, se, code := run(t, wp, nil, "create", "-o", wacz, out); code != 0 {
+		t.Fatalf("waczpack create: exit %d: %s", code, se)
+	}
+	indexed := waczIndexURLs(t, wacz)
+	for _, u := range want {
+		if !indexed[site.URL+u] {
+			t.Errorf("the WACZ index lacks %s", u)
+		}
+	}
+	t.Logf("WACZ index: %d URLs", len(indexed))
+}
+
+// waczIndexURLs returns the URLs of the CDXJ index of a WACZ.
+func waczIndexURLs(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	urls := map[string]bool{}
+	for _, f := range zr.File {
+		if !strings.HasPrefix(f.Name, "indexes/") || strings.HasSuffix(f.Name, ".idx") {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r io.Reader = rc
+		if strings.HasSuffix(f.Name, ".gz") {
+			if r, err = gzip.NewReader(rc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := io.ReadAll(r)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			i := strings.Index(line, "{")
+			if i < 0 {
+				continue
+			}
+			var m struct {
+				URL string `json:"url"`
+			}
+			if json.Unmarshal([]byte(line[i:]), &m) == nil {
+				urls[m.URL] = true
+			}
+		}
+	}
+	if len(urls) == 0 {
+		t.Fatalf("%s: no index", path)
+	}
+	return urls
+}

@@ -1,0 +1,114 @@
+package mirrorget
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/arcport/arcport/lib/browser"
+	"github.com/arcport/arcport/lib/crawl"
+	"github.com/arcport/arcport/lib/internal/cliutil"
+)
+
+// BrowserOptions are the settings of --browser: pages rendered in headless
+// Chromium (lib/browser), every request of theirs sent through the crawler
+// (crawl.Config.Render).
+type BrowserOptions struct {
+	Path      string        // --browser-path ("": chromium on PATH)
+	Tabs      int           // --browser-tabs
+	Page      time.Duration // --page-timeout
+	ScrollMax int           // --scroll-max (-1: no scrolling)
+}
+
+func init() {
+	for _, n := range []string{"browser-path", "browser-tabs", "page-timeout", "scroll-max"} {
+		valueFlags[n] = true
+	}
+}
+
+// browserFlags are the flags of --browser.
+func browserFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "browser", Usage: "render every HTML page in headless Chromium (links of the rendered DOM followed); each request the page makes is fetched by mirrorget under its rules (scope for requisites, robots.txt, --rate, cookies, credentials, size limits) and written as received (content coding kept)"},
+		&cli.StringFlag{Name: "browser-path", Usage: "with --browser: the Chromium (or Chrome) `PROGRAM`", DefaultText: "chromium on PATH"},
+		&cli.IntFlag{Name: "browser-tabs", Value: 2, Usage: "with --browser: render at most `N` pages at once (tabs of one Chromium)"},
+		&cli.DurationFlag{Name: "page-timeout", Value: 90 * time.Second, Usage: "with --browser: give up a page after `DURATION` (load, network idle for 2 s, scrolling); its capture and links found without the browser are kept"},
+		&cli.IntFlag{Name: "scroll-max", Value: 40, Usage: "with --browser: scroll a page at most `N` viewports to load what loads on scroll (0: no scrolling)"},
+	}
+}
+
+// browserOptions reads the flags of --browser (nil without it).
+func browserOptions(c *cli.Context) (*BrowserOptions, error) {
+	for _, n := range []string{"browser-path", "browser-tabs", "page-timeout", "scroll-max"} {
+		if c.IsSet(n) && !c.Bool("browser") {
+			return nil, cliutil.Usagef("--%s needs --browser", n)
+		}
+	}
+	if !c.Bool("browser") {
+		return nil, nil
+	}
+	b := &BrowserOptions{Path: c.String("browser-path"), Tabs: c.Int("browser-tabs"), Page: c.Duration("page-timeout"), ScrollMax: c.Int("scroll-max")}
+	switch {
+	case b.Tabs < 1:
+		return nil, cliutil.Usagef("--browser-tabs must be at least 1")
+	case b.Page <= 0:
+		return nil, cliutil.Usagef("--page-timeout must be positive")
+	case b.ScrollMax < 0:
+		return nil, cliutil.Usagef("--scroll-max must not be negative")
+	}
+	if b.ScrollMax == 0 {
+		b.ScrollMax = -1 // lib/browser: no scrolling
+	}
+	if err := findBrowser(b.Path); err != nil {
+		return nil, cliutil.Usagef("%v", err)
+	}
+	return b, nil
+}
+
+// findBrowser checks that Chromium is there before the crawl starts.
+func findBrowser(path string) error {
+	if path != "" {
+		if _, err := exec.LookPath(path); err != nil {
+			return fmt.Errorf("--browser-path %s: not found or not executable", path)
+		}
+		return nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if _, err := exec.LookPath(name); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("--browser: no chromium on PATH (install it or give --browser-path)")
+}
+
+// startBrowser sets o.Crawl.Render to render pages in a pool of
+// o.Browser.Tabs tabs, and returns the function that closes it.
+func startBrowser(o *Options, stderr io.Writer) func() {
+	b := o.Browser
+	pool := browser.NewPool(browser.Options{Path: b.Path, UserAgent: o.Crawl.UserAgent}, b.Tabs)
+	po := browser.PageOptions{Timeout: b.Page, ScrollMax: b.ScrollMax}
+	if o.Crawl.MaxSize > 0 && o.Crawl.MaxSize < 1<<31 {
+		po.MaxBody = int(o.Crawl.MaxSize)
+	}
+	verbose := o.Verbose && !o.Quiet
+	o.Crawl.Render = func(ctx context.Context, cp *crawl.Capture, fetch crawl.PageFetch) ([]crawl.Link, error) {
+		pg, err := pool.Render(ctx, cp.URL, browser.FetchFunc(fetch), po)
+		if err != nil {
+			return nil, err
+		}
+		if verbose {
+			fmt.Fprintf(stderr, "rendered %s: %d requests (%d failed), %d scrolls, %d links, settled %v\n",
+				cp.URL, pg.Requests, pg.Failed, pg.Scrolls, len(pg.Links), pg.Settled)
+		}
+		links := make([]crawl.Link, 0, len(pg.Links))
+		for _, l := range pg.Links {
+			links = append(links, crawl.Link{URL: l.URL, Embedded: l.Tag == "iframe" || l.Tag == "frame"})
+		}
+		return links, nil
+	}
+	return func() { pool.Close() }
+}
