@@ -194,6 +194,8 @@ func StemmerFor(lang string) func(string) string {
 		return StemSpanish
 	case "ru", "rus", "russian":
 		return StemRussian
+	case "it", "ita", "italian":
+		return StemItalian
 	}
 	return nil
 }

@@ -49,16 +49,19 @@ func (s *stemES) stem() {
 	}
 }
 
-func (s *stemES) markRegions() {
-	w := s.w
+func (s *stemES) markRegions() { s.pV, s.p1, s.p2 = romanceRegions(s.w, isVowelES) }
+
+// romanceRegions is the mark_regions of the Spanish, Italian and
+// Portuguese stemmers: RV (after the first vowel-consonant-vowel shape, as
+// Snowball defines it) and the usual R1, R2.
+func romanceRegions(w []rune, isV func(rune) bool) (pV, p1, p2 int) {
 	n := len(w)
-	s.pV, s.p1, s.p2 = n, n, n
-	v := func(i int) bool { return i < n && isVowelES(w[i]) }
-	nv := func(i int) bool { return i < n && !isVowelES(w[i]) }
-	// gopastV returns the position after the first vowel at or after i.
+	pV, p1, p2 = n, n, n
+	v := func(i int) bool { return i < n && isV(w[i]) }
+	nv := func(i int) bool { return i < n && !isV(w[i]) }
 	gopastV := func(i int) (int, bool) {
 		for ; i < n; i++ {
-			if isVowelES(w[i]) {
+			if isV(w[i]) {
 				return i + 1, true
 			}
 		}
@@ -66,7 +69,7 @@ func (s *stemES) markRegions() {
 	}
 	gopastNV := func(i int) (int, bool) {
 		for ; i < n; i++ {
-			if !isVowelES(w[i]) {
+			if !isV(w[i]) {
 				return i + 1, true
 			}
 		}
@@ -76,31 +79,31 @@ func (s *stemES) markRegions() {
 	case v(0):
 		if nv(1) {
 			if p, ok := gopastV(2); ok {
-				s.pV = p
+				pV = p
 				break
 			}
 		}
 		if v(1) {
 			if p, ok := gopastNV(2); ok {
-				s.pV = p
+				pV = p
 			}
 		}
 	case nv(0):
 		if nv(1) {
 			if p, ok := gopastV(2); ok {
-				s.pV = p
+				pV = p
 				break
 			}
 		}
 		if v(1) && n >= 3 {
-			s.pV = 3
+			pV = 3
 		}
 	}
 	gopast := func(i int) (int, bool) {
-		for i < n && !isVowelES(w[i]) {
+		for i < n && !isV(w[i]) {
 			i++
 		}
-		for i < n && isVowelES(w[i]) {
+		for i < n && isV(w[i]) {
 			i++
 		}
 		if i >= n {
@@ -108,14 +111,15 @@ func (s *stemES) markRegions() {
 		}
 		return i + 1, true
 	}
-	p1, ok := gopast(0)
+	c, ok := gopast(0)
 	if !ok {
 		return
 	}
-	s.p1 = p1
-	if p2, ok := gopast(p1); ok {
-		s.p2 = p2
+	p1 = c
+	if c2, ok := gopast(c); ok {
+		p2 = c2
 	}
+	return
 }
 
 func (s *stemES) attachedPronoun() {

@@ -104,7 +104,7 @@ func TestStemGermanSameAsXapian(t *testing.T) {
 func TestStemmerFor(t *testing.T) {
 	for _, tc := range []struct{ lang, in, want string }{
 		{"eng", "gardening", "garden"}, {"en", "gardening", "garden"}, {"eng,fra", "gardening", "garden"},
-		{"fra", "jardins", "jardin"}, {"de", "gartens", "gart"}, {"deu", "gartens", "gart"}, {"spa", "jardines", "jardin"}, {"rus", "книгами", "книг"},
+		{"fra", "jardins", "jardin"}, {"de", "gartens", "gart"}, {"deu", "gartens", "gart"}, {"spa", "jardines", "jardin"}, {"rus", "книгами", "книг"}, {"ita", "giardini", "giardin"},
 	} {
 		st := StemmerFor(tc.lang)
 		if st == nil {
@@ -162,4 +162,26 @@ func TestStemRussianSameAsXapian(t *testing.T) {
 		}
 	}
 	compareStemmer(t, "russian", StemRussian, words)
+}
+
+// TestStemItalianSameAsXapian: StemItalian gives Xapian::Stem("italian")'s
+// stem for the standard library's words and Italian words built from
+// stems, endings and attached pronouns.
+func TestStemItalianSameAsXapian(t *testing.T) {
+	stems := []string{"parl", "mangi", "cant", "giardin", "fior", "nazion", "rapid", "felic", "costru", "segu", "pag", "qu", "acqu",
+		"cuor", "guard", "abit", "a", "o", "e", "aiu", "noi", "citt", "univers", "possib", "attu", "educ", "real", "organizz",
+		"bianc", "lung", "amic", "banc", "pesc", "lag", "fuoc", "gioi", "buo", "pia"}
+	sufs := []string{"", "o", "a", "i", "e", "à", "è", "ì", "ò", "ù", "á", "é", "í", "ó", "ú", "are", "ere", "ire", "ando", "endo",
+		"andolo", "endogli", "arlo", "erla", "irsi", "arsene", "andomela", "ato", "ata", "iti", "ute", "ava", "avamo", "eranno",
+		"irebbero", "isco", "iscono", "iamo", "ammo", "anza", "ico", "iche", "ichi", "ismo", "abile", "ibile", "ista", "istà",
+		"oso", "mente", "atrice", "ante", "azione", "icazione", "atore", "logia", "uzione", "usione", "enza", "amento", "imento",
+		"amente", "ivamente", "osamente", "icamente", "abilmente", "ità", "abilità", "icità", "ività", "ivo", "ativo", "icativo",
+		"he", "hi", "ie", "io", "ia", "ii", "ar", "ir", "ono", "uto", "ci", "gli", "ne", "mi", "ti", "vi", "lo"}
+	var words []string
+	for _, st := range stems {
+		for _, sf := range sufs {
+			words = append(words, st+sf)
+		}
+	}
+	compareStemmer(t, "italian", StemItalian, words)
 }
