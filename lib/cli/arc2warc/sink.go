@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
@@ -57,9 +58,20 @@ func (c *countWriter) Write(p []byte) (int, error) {
 }
 
 // splitName cuts an output name into the prefix and the extension of the
-// numbered files: out.warc.gz -> out, .warc.gz.
+// numbered files: out.warc.gz -> out, .warc.gz (splitNameOS for this
+// system).
 func splitName(name string) (prefix, ext string) {
+	return splitNameOS(name, runtime.GOOS == "windows")
+}
+
+// splitNameOS is splitName where a backslash separates folders too when
+// windows is set (and the name is not a URL): a dot in a folder's name
+// (C:\crawl.d\out) never starts the extension.
+func splitNameOS(name string, windows bool) (prefix, ext string) {
 	slash := strings.LastIndexByte(name, '/')
+	if windows && !strings.Contains(name, "://") {
+		slash = max(slash, strings.LastIndexByte(name, '\\'))
+	}
 	if i := strings.LastIndex(name, ".warc"); i > slash {
 		return name[:i], name[i:]
 	}
