@@ -30,7 +30,7 @@
 // The text pipeline follows xapian-core/queryparser/termgenerator_internal.cc,
 // cjk-tokenizer.cc and unicode/utf8itor.cc (TermGenerator),
 // xapian-core/languages/english.sbl, french.sbl, german.sbl, spanish.sbl,
-// italian.sbl and russian.sbl (the Snowball stemmers, StemEnglish ... StemRussian),
+// italian.sbl, portuguese.sbl and russian.sbl (the Snowball stemmers, StemEnglish ... StemRussian),
 // geospatial/geoencode.cc (SerialiseLatLong), weight/bm25weight.cc
 // (SearchTerms), and libzim's src/search.cpp (LibzimQueryTerms), src/tools.cpp (RemoveAccents, CountWords), src/xapian/htmlparse.cc
 // and myhtmlparse.cc (ParseHTML), src/writer/defaultIndexData.h,

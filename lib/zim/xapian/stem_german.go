@@ -196,6 +196,8 @@ func StemmerFor(lang string) func(string) string {
 		return StemRussian
 	case "it", "ita", "italian":
 		return StemItalian
+	case "pt", "por", "portuguese":
+		return StemPortuguese
 	}
 	return nil
 }

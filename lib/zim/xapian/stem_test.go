@@ -104,7 +104,7 @@ func TestStemGermanSameAsXapian(t *testing.T) {
 func TestStemmerFor(t *testing.T) {
 	for _, tc := range []struct{ lang, in, want string }{
 		{"eng", "gardening", "garden"}, {"en", "gardening", "garden"}, {"eng,fra", "gardening", "garden"},
-		{"fra", "jardins", "jardin"}, {"de", "gartens", "gart"}, {"deu", "gartens", "gart"}, {"spa", "jardines", "jardin"}, {"rus", "книгами", "книг"}, {"ita", "giardini", "giardin"},
+		{"fra", "jardins", "jardin"}, {"de", "gartens", "gart"}, {"deu", "gartens", "gart"}, {"spa", "jardines", "jardin"}, {"rus", "книгами", "книг"}, {"ita", "giardini", "giardin"}, {"por", "cidades", "cidad"},
 	} {
 		st := StemmerFor(tc.lang)
 		if st == nil {
@@ -184,4 +184,26 @@ func TestStemItalianSameAsXapian(t *testing.T) {
 		}
 	}
 	compareStemmer(t, "italian", StemItalian, words)
+}
+
+// TestStemPortugueseSameAsXapian: StemPortuguese gives
+// Xapian::Stem("portuguese")'s stem for the standard library's words and
+// Portuguese words built from stems and endings.
+func TestStemPortugueseSameAsXapian(t *testing.T) {
+	stems := []string{"fal", "com", "viv", "cant", "jardin", "flor", "naç", "rapid", "feliz", "constru", "segu", "pag", "averigu",
+		"cheg", "pergunt", "abr", "a", "o", "e", "cidad", "univers", "possív", "atu", "educ", "real", "organiz", "bem", "mãe", "irm",
+		"pão", "alem", "ling", "pic", "port", "carr", "beir", "madeir", "cadeir", "brasil"}
+	sufs := []string{"", "o", "a", "os", "as", "e", "es", "é", "ê", "ó", "í", "á", "ão", "ões", "ãe", "ar", "er", "ir", "ando", "endo",
+		"indo", "ado", "ada", "ido", "idas", "ava", "ávamos", "aria", "eríamos", "iremos", "aram", "eram", "ou", "eu", "iu", "asse",
+		"êssemos", "eza", "ico", "icas", "ismo", "ável", "ível", "ista", "oso", "amento", "imento", "adora", "ação", "ações",
+		"ante", "ância", "logía", "ución", "ência", "amente", "ivamente", "osamente", "icamente", "mente", "avelmente",
+		"idade", "abilidade", "icidade", "ividade", "iva", "ativo", "ira", "eira", "eiras", "iras", "ci", "ice", "gue", "ça", "ço",
+		"ç", "que", "qui"}
+	var words []string
+	for _, st := range stems {
+		for _, sf := range sufs {
+			words = append(words, st+sf)
+		}
+	}
+	compareStemmer(t, "portuguese", StemPortuguese, words)
 }
