@@ -282,6 +282,24 @@ func (w *Writer) AddRedirect(path, title, target string, frontArticle bool) erro
 	return err
 }
 
+// XapianMime is the MIME type libzim gives the Xapian databases it stores
+// as X/fulltext/xapian and X/title/xapian.
+const XapianMime = "application/octet-stream+xapian"
+
+// AddXapianIndex adds X/<kind>/xapian, kind "fulltext" (the full-text
+// index) or "title" (the title index), with the Xapian database (a
+// single-file glass database, see lib/zim/xapian) read from r to its end.
+// As libzim's Creator stores them, the database goes to an uncompressed
+// cluster (XapianMime), without a title, and does not count in M/Counter.
+// Each kind may be added once; libzim adds the title index before the
+// full-text one, after the items.
+func (w *Writer) AddXapianIndex(kind string, r io.Reader) error {
+	if kind != "fulltext" && kind != "title" {
+		return fmt.Errorf("zim: Xapian index %q: fulltext or title", kind)
+	}
+	return w.addItem('X', kind+"/xapian", "", XapianMime, r, false, false)
+}
+
 // SetMainPage makes C/path the main page (W/mainPage redirects to it).
 func (w *Writer) SetMainPage(path string) { w.mainPath = path }
 

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/arcport/arcport/lib/internal/peertest"
+	"github.com/arcport/arcport/lib/zim/xapian"
 )
 
 // wentry is an entry a test writes and expects to read back.
@@ -527,4 +528,128 @@ func FuzzWriterRoundTrip(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestWriterXapianIndex stores the two Xapian databases of the sample
+// (built by xapian.Indexer) with AddXapianIndex: entries X/title/xapian and
+// X/fulltext/xapian with libzim's MIME type, in an uncompressed cluster,
+// the bytes as given, M/Counter without them; zimcheck -A passes and
+// python3-libzim's Searcher and SuggestionSearcher use them.
+func TestWriterXapianIndex(t *testing.T) {
+	es := sampleEntries(t)[:3]
+	es[0].data = []byte(`<html><head><title>Garden home</title><link href="style.css" rel="stylesheet"></head><body><a href="about.html">About</a></body></html>`)
+	es[1].data = []byte(`<html><head><title>About the club</title></head><body><p>We meet for gardening on Sundays.</p></body></html>`)
+	ix := xapian.NewIndexer("eng", nil)
+	for _, e := range es {
+		ix.AddItem(e.path, e.title, e.mime, e.data, e.front)
+	}
+	var full, title bytes.Buffer
+	if _, err := ix.WriteFullText(&full); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.WriteTitle(&title); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "x.zim")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWriter(f, WithTempDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if err := w.AddEntry(e.path, e.title, e.mime, bytes.NewReader(e.data), e.front); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, v := range sampleMeta {
+		if err := w.AddMetadata(k, "", strings.NewReader(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.AddMetadata("Illustration_48x48@1", "image/png", bytes.NewReader(testPNG(t))); err != nil {
+		t.Fatal(err)
+	}
+	w.SetMainPage("index.html")
+	if err := w.AddXapianIndex("suggest", bytes.NewReader(nil)); err == nil {
+		t.Error("kind suggest accepted")
+	}
+	if err := w.AddXapianIndex("title", bytes.NewReader(title.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddXapianIndex("fulltext", bytes.NewReader(full.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddXapianIndex("title", bytes.NewReader(title.Bytes())); err == nil || !strings.Contains(err.Error(), "X/title/xapian added twice") {
+		t.Errorf("second title index: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	a, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for name, want := range map[string][]byte{"fulltext/xapian": full.Bytes(), "title/xapian": title.Bytes()} {
+		idx, found, err := a.Find('X', name)
+		if err != nil || !found {
+			t.Fatalf("X/%s: %v %v", name, found, err)
+		}
+		e, err := a.EntryAt(idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mt, _ := a.MimeType(e); mt != XapianMime {
+			t.Errorf("%s: MIME type %q", name, mt)
+		}
+		c, err := a.ClusterHeader(e.Cluster)
+		if err != nil || c.Info&0x0f != CompressionNone {
+			t.Errorf("%s: cluster %d info %#x (%v), want uncompressed", name, e.Cluster, c.Info, err)
+		}
+		got, err := a.ReadBlob(e)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: %d bytes (%v), want the %d given", name, len(got), err, len(want))
+		}
+		if _, err := xapian.Open(bytes.NewReader(got), int64(len(got))); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if c, _ := a.Metadata("Counter"); string(c) != "text/css=1;text/html=2" {
+		t.Errorf("M/Counter %q", c)
+	}
+	if ps := a.Check(CheckOptions{Checksum: true, Clusters: true}); len(ps) > 0 {
+		t.Errorf("check: %v", ps)
+	}
+
+	zimcheck := peertest.Need(t, "zimcheck", "zim-tools")
+	if out, err := exec.Command(zimcheck, "-A", p).CombinedOutput(); err != nil || bytes.Contains(out, []byte("[ERROR]")) {
+		t.Fatalf("zimcheck -A: %v\n%s", err, out)
+	}
+	if err := exec.Command("/usr/bin/python3", "-c", "import libzim").Run(); err != nil {
+		peertest.Missing(t, "python3-libzim", "import libzim with /usr/bin/python3")
+	}
+	py := `
+import sys, json
+from libzim.reader import Archive
+from libzim.search import Query, Searcher
+from libzim.suggestion import SuggestionSearcher
+a = Archive(sys.argv[1])
+s = Searcher(a)
+json.dump([a.has_fulltext_index, a.has_title_index,
+  list(s.search(Query().set_query("sunday")).getResults(0, 10)),
+  list(s.search(Query().set_query("nowhereword")).getResults(0, 10)),
+  list(SuggestionSearcher(a).suggest("club").getResults(0, 10))], sys.stdout)
+`
+	out, err := exec.Command("/usr/bin/python3", "-c", py, p).Output()
+	if err != nil {
+		t.Fatalf("python3-libzim: %v", err)
+	}
+	if got := strings.TrimSpace(string(out)); got != `[true, true, ["about.html"], [], ["about.html"]]` {
+		t.Errorf("python3-libzim (has full-text, has title, search sunday, nowhereword, suggest club): %s", got)
+	}
 }
