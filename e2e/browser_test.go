@@ -29,7 +29,7 @@ import (
 // gzip-served script fetches the list from a JSON API whose URL it
 // assembles, and makes 30 cards whose images load as they come into view;
 // the first three cards link to item pages rendered from JSON. The script
-// also asks for a URL robots.txt disallows and for an image on another
+// also POSTs JSON to /api/v1/track, and asks for a URL robots.txt disallows and for an image on another
 // origin (out of scope): neither may be fetched.
 type jsSite struct {
 	*httptest.Server
@@ -62,6 +62,8 @@ fetch(api).then(r => r.json()).then(items => {
   document.getElementById('status').textContent = 'loaded ' + items.length;
 });
 fetch('/private/secret.json').catch(() => {});
+fetch('/api/v1/track', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({seen: 30})})
+  .then(r => r.text()).then(t => { document.body.dataset.track = t; });
 const ext = new Image(); ext.src = OTHER + '/ext.png';
 `
 
@@ -122,6 +124,10 @@ func (s *jsSite) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(items)
+	case p == "/api/v1/track":
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "tracked %s %s", r.Method, b)
 	case strings.HasPrefix(p, "/img/"):
 		n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(p, "/img/"), ".png"))
 		w.Header().Set("Content-Type", "image/png")
@@ -152,8 +158,14 @@ func (s *jsSite) log() []string {
 
 // readResponses returns the response records of a WARC: target URI (path
 // and query) to block, the header of each, and how many records of each
-// type there are.
+// type there are; requests holds the request records' blocks by the ID of
+// the record they are concurrent to.
 func readResponses(t *testing.T, path, base string) (map[string][]byte, map[string]*record.Record, map[record.Type]int) {
+	b, r, ty, _ := readRecords(t, path, base)
+	return b, r, ty
+}
+
+func readRecords(t *testing.T, path, base string) (map[string][]byte, map[string]*record.Record, map[record.Type]int, map[string][]byte) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -164,7 +176,7 @@ func readResponses(t *testing.T, path, base string) (map[string][]byte, map[stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks, recs, types := map[string][]byte{}, map[string]*record.Record{}, map[record.Type]int{}
+	blocks, recs, types, requests := map[string][]byte{}, map[string]*record.Record{}, map[record.Type]int{}, map[string][]byte{}
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -178,6 +190,9 @@ func readResponses(t *testing.T, path, base string) (map[string][]byte, map[stri
 			t.Fatal(err)
 		}
 		types[rec.Type()]++
+		if rec.Type() == record.Request {
+			requests[rec.Header.Get(record.FieldConcurrentTo)] = b
+		}
 		if rec.Type() == record.Response {
 			p := strings.TrimPrefix(rec.TargetURI(), base)
 			if _, dup := blocks[p]; dup {
@@ -186,13 +201,13 @@ func readResponses(t *testing.T, path, base string) (map[string][]byte, map[stri
 			blocks[p], recs[p] = b, rec
 		}
 	}
-	return blocks, recs, types
+	return blocks, recs, types, requests
 }
 
 // TestMirrorgetBrowser: a plain crawl of a site built by JavaScript
 // captures its shell only; --browser captures what the site serves a
 // browser (the JSON list, the 30 images loaded on scroll, the item pages
-// and their JSON), the gzip-served script as the gzip bytes sent,
+// and their JSON, a script's POST with its body), the gzip-served script as the gzip bytes sent,
 // robots.txt and the scope obeyed for the browser's requests; waczpack
 // check passes every record, and waczpack create indexes them.
 func TestMirrorgetBrowser(t *testing.T) {
@@ -223,7 +238,7 @@ func TestMirrorgetBrowser(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--browser crawl: exit %d: %s", code, stderr)
 	}
-	bb, recs, types := readResponses(t, out, site.URL)
+	bb, recs, types, reqs := readRecords(t, out, site.URL)
 	want := []string{"/", "/robots.txt", "/app.js", "/api/v1/items?n=30"}
 	for i := 1; i <= jsCards; i++ {
 		want = append(want, fmt.Sprintf("/img/%d.png", i))
@@ -231,7 +246,7 @@ func TestMirrorgetBrowser(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		want = append(want, fmt.Sprintf("/item.html?id=%d", i), fmt.Sprintf("/api/v1/item/%d", i))
 	}
-	want = append(want, "/item.js")
+	want = append(want, "/item.js", "/api/v1/track")
 	missing := 0
 	for _, u := range want {
 		if _, ok := bb[u]; !ok {
@@ -271,6 +286,17 @@ func TestMirrorgetBrowser(t *testing.T) {
 	}
 	if b := bb["/api/v1/items?n=30"]; !bytes.Contains(b, []byte("Card 30 from JSON")) {
 		t.Errorf("JSON list record: %.200q", b)
+	}
+	// the script's POST: sent with its body, recorded with it
+	if rec := recs["/api/v1/track"]; rec != nil {
+		if !bytes.Contains(bb["/api/v1/track"], []byte(`tracked POST {"seen":30}`)) {
+			t.Errorf("POST response record: %.300q", bb["/api/v1/track"])
+		}
+		rq := reqs[rec.ID()]
+		if !bytes.HasPrefix(rq, []byte("POST /api/v1/track HTTP/1.1\r\n")) || !bytes.HasSuffix(rq, []byte("\r\n\r\n"+`{"seen":30}`)) ||
+			!bytes.Contains(rq, []byte("Content-Length: 11\r\n")) {
+			t.Errorf("POST request record (concurrent to %s): %q", rec.ID(), rq)
+		}
 	}
 	// request records are paired with their response
 	if types[record.Request] < types[record.Response] {

@@ -94,6 +94,9 @@ type item struct {
 	fromHost  string
 	fromDepth int
 	fromHops  int
+	// a page's request other than GET (Config.Render): method and body
+	method string
+	body   []byte
 }
 
 // New checks cfg and returns a crawler that hands its captures to sink.
@@ -534,7 +537,7 @@ func (c *Crawler) fetch(ctx context.Context, it *item, h *host, robots bool) (*e
 // the body policy policy.
 func (c *Crawler) fetchWith(ctx context.Context, it *item, h *host, hdr record.Header, policy bodyPolicy) (*exchange, *Spool) {
 	sp := newSpool(c.cfg.SpoolMemory, c.cfg.TempDir)
-	ex := c.f.do(ctx, it.u, hdr, h.pace, sp, policy)
+	ex := c.f.do(ctx, it.method, it.u, hdr, it.body, h.pace, sp, policy)
 	if ex.resp == nil {
 		sp.Close()
 	} else {

@@ -253,22 +253,24 @@ type bodyPolicy func(h *httpmsg.Head) (maxSize int64, refused string)
 // its connection is kept; a longer body closes the connection.
 const refusedDrain = 64 << 10
 
-// do sends a GET for u with the header fields hdr and reads the response
-// into sp. pace is called just before the request is written (politeness).
+// do sends a GET for u with the header fields hdr (or, with a method
+// other than "" or GET, that method with body on a fresh connection, never
+// sent twice) and reads the response into sp. pace is called just before the request is written (politeness).
 // policy (nil: read every body whole) bounds the body or refuses it; a
 // refused response is not read past its head but for a short body (so
 // that the connection serves again), and ex.refused says why.
-func (f *fetcher) do(ctx context.Context, u *url.URL, hdr record.Header, pace func(context.Context) error, sp *Spool, policy bodyPolicy) *exchange {
+func (f *fetcher) do(ctx context.Context, method string, u *url.URL, hdr record.Header, body []byte, pace func(context.Context) error, sp *Spool, policy bodyPolicy) *exchange {
+	get := method == "" || method == "GET"
 	for try := 0; ; try++ {
-		ex := f.once(ctx, u, hdr, pace, sp, policy, try > 0)
-		if errors.Is(ex.err, errStale) && try < 2 && ctx.Err() == nil {
+		ex := f.once(ctx, method, u, hdr, body, pace, sp, policy, try > 0 || !get)
+		if errors.Is(ex.err, errStale) && try < 2 && ctx.Err() == nil && get {
 			continue
 		}
 		return ex
 	}
 }
 
-func (f *fetcher) once(ctx context.Context, u *url.URL, hdr record.Header, pace func(context.Context) error, sp *Spool, policy bodyPolicy, fresh bool) *exchange {
+func (f *fetcher) once(ctx context.Context, method string, u *url.URL, hdr record.Header, body []byte, pace func(context.Context) error, sp *Spool, policy bodyPolicy, fresh bool) *exchange {
 	ex := &exchange{}
 	wc, err := f.getConn(ctx, u, fresh)
 	if err != nil {
@@ -282,6 +284,10 @@ func (f *fetcher) once(ctx context.Context, u *url.URL, hdr record.Header, pace 
 		cred = &c
 	}
 	ex.wire, ex.request = buildRequest(u, hdr, absForm, f.proxy, cred)
+	if method != "" && method != "GET" {
+		ex.wire = withMethod(ex.wire, method, body)
+		ex.request = withMethod(ex.request, method, body)
+	}
 	if pace != nil {
 		if err := pace(ctx); err != nil {
 			f.putConn(wc, true)
@@ -608,6 +614,16 @@ func buildRequest(u *url.URL, hdr record.Header, absForm bool, proxy *url.URL, c
 	b.WriteString("\r\n")
 	r.WriteString("\r\n")
 	return []byte(b.String()), []byte(r.String())
+}
+
+// withMethod turns a GET request head made by buildRequest into one of
+// method with body (and its Content-Length).
+func withMethod(req []byte, method string, body []byte) []byte {
+	out := make([]byte, 0, len(req)+len(method)+len(body)+32)
+	out = append(out, method...)
+	out = append(out, req[len("GET"):len(req)-2]...) // up to the blank line
+	out = append(out, "Content-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"...)
+	return append(out, body...)
 }
 
 func proxyAuth(p *url.URL) string {

@@ -18,9 +18,11 @@ import (
 // PageFetch answers one request of a page being rendered (see
 // Config.Render): it sends the request through the crawler and returns the
 // response with its body decoded (transfer and content codings removed).
-// It never follows a redirect: a 3xx is returned as it is. A non-nil error
-// means the request is to fail in the page (refused by robots.txt, the
-// scope, a scan rule, a limit or a MIME filter, or a network error).
+// It never follows a redirect: a 3xx is returned as it is. GET and POST
+// are sent (a POST with its body, once, never retried); other methods
+// are refused. A non-nil error means the request is to fail in the page
+// (refused by robots.txt, the scope, a scan rule, a limit or a MIME
+// filter, or a network error).
 // It has the shape of lib/browser's FetchFunc.
 type PageFetch func(ctx context.Context, req *http.Request) (status int, header http.Header, body []byte, err error)
 
@@ -29,6 +31,9 @@ type PageFetch func(ctx context.Context, req *http.Request) (status int, header 
 // links found in the rendered page: navigational ones, and frames as
 // Embedded. See Config.Render.
 type RenderFunc func(ctx context.Context, page *Capture, fetch PageFetch) ([]Link, error)
+
+// maxPostBody bounds the body of a page's POST request.
+const maxPostBody = 64 << 20
 
 // ErrNotFetched is wrapped by the errors PageFetch returns for requests the
 // crawl's rules refuse.
@@ -77,9 +82,24 @@ func (c *Crawler) pageFetch(ctx context.Context, page *item, cp *Capture, req *h
 		}
 		return cp.Status(), httpHeader(cp.Head.Header), body, nil
 	}
-	if req.Method != http.MethodGet {
-		// the fetcher sends GET only (POST is a follow-up)
-		return 0, nil, nil, fmt.Errorf("%s %s: %w (the crawler sends GET only)", req.Method, key, ErrNotFetched)
+	var reqBody []byte
+	switch req.Method {
+	case http.MethodGet:
+	case http.MethodPost:
+		// a script's POST (XHR, fetch, a form): sent once, never retried
+		reqBody = []byte{}
+		if req.Body != nil {
+			b, err := io.ReadAll(io.LimitReader(req.Body, maxPostBody+1))
+			if err != nil {
+				return 0, nil, nil, err
+			}
+			if len(b) > maxPostBody {
+				return 0, nil, nil, fmt.Errorf("POST %s: %w (body over %d bytes)", key, ErrNotFetched, maxPostBody)
+			}
+			reqBody = b
+		}
+	default:
+		return 0, nil, nil, fmt.Errorf("%s %s: %w (the crawler sends GET and POST only)", req.Method, key, ErrNotFetched)
 	}
 	if r := c.embedRefusal(page, u, key); r != "" {
 		return 0, nil, nil, fmt.Errorf("%s: %w (%s)", key, ErrNotFetched, r)
@@ -119,6 +139,9 @@ func (c *Crawler) pageFetch(ctx context.Context, page *item, cp *Capture, req *h
 	c.mu.Unlock()
 
 	sub := &item{u: u, key: key, depth: page.depth, hops: page.hops, embedded: true, via: page.key}
+	if reqBody != nil {
+		sub.method, sub.body = http.MethodPost, reqBody
+	}
 	if !c.scopeContains(u) && u.Host != page.u.Host {
 		sub.hops = page.hops + 1
 	}
@@ -139,7 +162,7 @@ func (c *Crawler) pageFetch(ctx context.Context, page *item, cp *Capture, req *h
 			return 0, nil, nil, fmt.Errorf("%s: %w (%s)", key, ErrNotFetched, r)
 		}
 		again, delay := c.retryable(ex)
-		if !again || sub.attempt >= c.cfg.Retries {
+		if !again || sub.attempt >= c.cfg.Retries || reqBody != nil {
 			break
 		}
 		if sp != nil {
@@ -176,7 +199,7 @@ func (c *Crawler) pageFetch(ctx context.Context, page *item, cp *Capture, req *h
 	case ex.head == nil:
 		berr = fmt.Errorf("%s: no response", key)
 	}
-	if c.cfg.Frontier == nil && ex.head != nil {
+	if c.cfg.Frontier == nil && ex.head != nil && reqBody == nil {
 		c.mu.Lock()
 		c.seen[key] = struct{}{} // captured: links to it are duplicates
 		c.mu.Unlock()
