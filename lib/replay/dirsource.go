@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -14,7 +13,7 @@ type dirSource struct {
 }
 
 func (s *dirSource) children() ([]namedSource, error) {
-	ents, err := os.ReadDir(s.dir)
+	ents, err := readDirCached(s.dir)
 	if err != nil {
 		return nil, errNotFound
 	}

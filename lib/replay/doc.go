@@ -24,7 +24,8 @@
 // server.go -> collection.go (what a SRC is) -> warcfolder.go (WARC
 // folders indexed into a cache) -> dirsource.go (folders of index files)
 // -> waczsource.go (a WACZ in place), zipnum.go (pywb ZipNum clusters) ->
-// source.go (sorted files, pywb's merge), fuzzy.go -> query.go (CDXQuery
+// source.go (sorted files, pywb's merge), fuzzy.go, openfiles.go (index
+// files kept open, folder listings for a second) -> query.go (CDXQuery
 // and cdxops), lines.go (binary search in place) -> cdxobj.go (CDXObject)
 // -> errors.go -> pyjson.go (Python's JSON).
 //

@@ -56,3 +56,7 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
+
+// errNotFound is pywb's NotFoundException from a source: the aggregator
+// counts the source as empty.
+var errNotFound = errors.New("index not found")

@@ -1,9 +1,7 @@
 package replay
 
 import (
-	"errors"
 	"io"
-	"os"
 )
 
 // indexSource is one of pywb's index sources: it yields the objects of a
@@ -11,10 +9,6 @@ import (
 type indexSource interface {
 	load(q *query) (iterFunc, error)
 }
-
-// errNotFound is pywb's NotFoundException from a source: the aggregator
-// counts the source as empty.
-var errNotFound = errors.New("index not found")
 
 // --- a sorted CDX or CDXJ file ---------------------------------------------
 
@@ -27,16 +21,8 @@ type fileSource struct {
 
 func localFile(path string) func() (io.ReaderAt, int64, io.Closer, error) {
 	return func() (io.ReaderAt, int64, io.Closer, error) {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, 0, nil, errNotFound
-		}
-		st, err := f.Stat()
-		if err != nil || !st.Mode().IsRegular() {
-			f.Close()
-			return nil, 0, nil, errNotFound
-		}
-		return f, st.Size(), f, nil
+		ra, size, err := openIndexFile(path)
+		return ra, size, nil, err
 	}
 }
 

@@ -121,6 +121,7 @@ func (w *warcFolder) refresh() error {
 	if err := os.Rename(tmp.Name(), target); err != nil {
 		return err
 	}
+	forgetIndexFile(target)
 	if err := os.WriteFile(stampFile, []byte(stamp), 0o644); err != nil {
 		return err
 	}

@@ -381,16 +381,8 @@ func (z *zipNumSource) readGroup(part string, offset int64, ranges []int64) ([]s
 // or a remote one kept open.
 func (z *zipNumSource) openAt(path string) (io.ReaderAt, int64, io.Closer, error) {
 	if !store.IsRemote(path) {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		st, err := f.Stat()
-		if err != nil || !st.Mode().IsRegular() {
-			f.Close()
-			return nil, 0, nil, fmt.Errorf("%s: not a regular file", path)
-		}
-		return f, st.Size(), f, nil
+		ra, size, err := openIndexFile(path)
+		return ra, size, nil, err
 	}
 	z.mu.Lock()
 	defer z.mu.Unlock()
