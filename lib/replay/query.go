@@ -569,4 +569,3 @@ func httpDate(ts string) string {
 	return timestampToDatetime(ts).Format("Mon, 02 Jan 2006 15:04:05 GMT")
 }
 
-var _ = fmt.Sprint

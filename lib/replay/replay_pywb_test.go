@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -158,5 +157,4 @@ func TestReplayAgainstPywb(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests: %d equal (status, headers, payload), %d known differences, %d others", len(qs), same, known, diff)
-	_ = fmt.Sprint
 }
