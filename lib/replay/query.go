@@ -568,4 +568,3 @@ func timestampToSec(s string) int64 { return timestampToDatetime(s).Unix() }
 func httpDate(ts string) string {
 	return timestampToDatetime(ts).Format("Mon, 02 Jan 2006 15:04:05 GMT")
 }
-
