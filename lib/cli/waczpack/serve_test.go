@@ -108,6 +108,19 @@ func TestServe(t *testing.T) {
 	if want := "20140126200624 cdx:iana.cdx\n20140126200624 zn\n20140127171238 cdx:dupes.cdx\n20140127171238 zn\n"; c != 200 || b != want {
 		t.Errorf("/all/cdx: %d %q, want %q", c, b, want)
 	}
+	// a capture replayed (id_) from a collection and from all: the
+	// payload as archived (5678 bytes, de-chunked), Memento-Datetime
+	for _, p := range []string{"/cdx/20140126200624id_/http://www.iana.org/", "/all/20140126200624id_/http://www.iana.org/"} {
+		resp, err := http.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || len(b) != 5678 || resp.Header.Get("Memento-Datetime") != "Sun, 26 Jan 2014 20:06:24 GMT" || resp.Header.Get("X-Archive-Orig-Server") != "Apache" {
+			t.Errorf("%s: %d, %d bytes, %v", p, resp.StatusCode, len(b), resp.Header)
+		}
+	}
 	if c, _, b := getBody(t, base+"/zn/cdx?url=x&output=foo"); c != 400 || b != `{"message": "output=foo not supported"}` {
 		t.Errorf("bad output: %d %q", c, b)
 	}
