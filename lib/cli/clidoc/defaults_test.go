@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/arcport/arcport/lib/crawl"
+	"github.com/arcport/arcport/lib/internal/batch"
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/internal/compio"
 	"github.com/arcport/arcport/lib/store"
@@ -141,12 +142,56 @@ var checkedDefaults = map[string]func(shown string) error{
 		}
 		return nil
 	},
+	// batch.ResolveShard: no --shard-count takes the plan's count, else 1;
+	// no --shard-index and none of batch.IndexEnv set takes share 0
+	"--shard-count": checkShardCount,
+	"--shard-index": checkShardIndex,
 	"mirrorget --user-agent": func(shown string) error {
 		if ua := strings.Replace(crawl.DefaultUserAgent(), cliutil.Version, "VERSION", 1); ua != shown {
 			return fmt.Errorf("shows %q, the default User-Agent is %q", shown, crawl.DefaultUserAgent())
 		}
 		return nil
 	},
+}
+
+// checkShardCount holds "the plan's, else 1" to batch.ResolveShard.
+func checkShardCount(shown string) error {
+	if shown != "the plan's, else 1" {
+		return fmt.Errorf("shows %q, the check knows \"the plan's, else 1\"", shown)
+	}
+	none := func(string) string { return "" }
+	if s, err := batch.ResolveShard(false, 0, 0, 0, none); err != nil || s.Count != 1 {
+		return fmt.Errorf("no --shard-count and no plan gives %+v, %v; want 1 share", s, err)
+	}
+	if s, err := batch.ResolveShard(true, 3, 0, 5, none); err != nil || s.Count != 5 {
+		return fmt.Errorf("no --shard-count and a plan for 5 gives %+v, %v; want 5 shares", s, err)
+	}
+	return nil
+}
+
+// checkShardIndex holds the shown environment variables and 0 to
+// batch.ResolveShard.
+func checkShardIndex(shown string) error {
+	want := "$" + strings.Join(batch.IndexEnv, ", $") + ", else 0"
+	want = strings.Replace(want, ", $"+batch.IndexEnv[len(batch.IndexEnv)-1], " or $"+batch.IndexEnv[len(batch.IndexEnv)-1], 1)
+	if shown != want && shown != strings.Replace(want, ", else 0", "; else 0", 1) {
+		return fmt.Errorf("shows %q, the code reads %q", shown, want)
+	}
+	for _, k := range batch.IndexEnv {
+		env := func(name string) string {
+			if name == k {
+				return "2"
+			}
+			return ""
+		}
+		if s, err := batch.ResolveShard(false, 0, 4, 0, env); err != nil || s.Index != 2 {
+			return fmt.Errorf("%s=2 gives %+v, %v", k, s, err)
+		}
+	}
+	if s, err := batch.ResolveShard(false, 0, 0, 0, func(string) string { return "" }); err != nil || s.Index != 0 {
+		return fmt.Errorf("no index anywhere gives %+v, %v; want share 0", s, err)
+	}
+	return nil
 }
 
 // sizeIs checks that the size text is n bytes.

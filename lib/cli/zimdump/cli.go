@@ -42,8 +42,8 @@ var options = map[string]option{
 	// warc's batch mode (batch.go, docs/batch.md), parsed by urfave/cli
 	// rather than the docopt parser
 	"inputs":        {arg: "LIST", usage: "batch mode: write each archive listed in LIST (a file, s3://…/list.txt or -) to its own WARC named by -o TEMPLATE ({stem}, {name}, {dir}, {index})"},
-	"shard-index":   {arg: "I", usage: "take share I of the list (default: $ARCPORT_SHARD_INDEX, $JOB_COMPLETION_INDEX or $AWS_BATCH_JOB_ARRAY_INDEX)"},
-	"shard-count":   {arg: "K", usage: "split the list into K shares (default 1, or the plan's)"},
+	"shard-index":   {arg: "I", usage: "take share I of the list (default: $ARCPORT_SHARD_INDEX, $JOB_COMPLETION_INDEX or $AWS_BATCH_JOB_ARRAY_INDEX, else 0)"},
+	"shard-count":   {arg: "K", usage: "split the list into K shares (default: the plan's, else 1)"},
 	"skip-existing": {usage: "skip an archive whose output and done marker show it finished"},
 	"on-bad-input":  {arg: "ACTION", value: "fail", usage: "ACTION on a bad archive: fail (go on, exit 65 at the end) or record (_errors/NAME.json, exit 0)"},
 	"emit":          {arg: "FORMAT", usage: "FORMAT jsonl: one JSON line per archive on standard output"},

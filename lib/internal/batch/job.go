@@ -58,8 +58,8 @@ const category = "Batch mode (docs/batch.md)"
 func Flags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: FlagInputs, Category: category, Usage: "batch mode: convert each input listed in `LIST` (a file, s3://…/list.txt or -; one per line; or a plan from waczpack plan) to its own output named by -o TEMPLATE ({stem}, {name}, {dir}, {index})"},
-		&cli.IntFlag{Name: FlagShardIndex, Category: category, Usage: "take share `I` of the list (default: $ARCPORT_SHARD_INDEX, $JOB_COMPLETION_INDEX or $AWS_BATCH_JOB_ARRAY_INDEX)"},
-		&cli.IntFlag{Name: FlagShardCount, Category: category, Usage: "split the list into `K` shares (default 1, or the plan's)"},
+		&cli.IntFlag{Name: FlagShardIndex, Category: category, Usage: "take share `I` of the list", DefaultText: "$ARCPORT_SHARD_INDEX, $JOB_COMPLETION_INDEX or $AWS_BATCH_JOB_ARRAY_INDEX, else 0"},
+		&cli.IntFlag{Name: FlagShardCount, Category: category, Usage: "split the list into `K` shares", DefaultText: "the plan's, else 1"},
 		&cli.BoolFlag{Name: FlagSkipExisting, Category: category, Usage: "skip an input whose output and done marker (_done/NAME.json beside it) show it finished from the same input and options"},
 		&cli.StringFlag{Name: FlagOnBadInput, Category: category, Value: "fail", Usage: "`ACTION` on a bad input: fail (go on, exit 65 at the end) or record (write _errors/NAME.json beside its output, exit 0)"},
 		&cli.StringFlag{Name: FlagEmit, Category: category, Usage: "`FORMAT` jsonl: one JSON line per input on standard output (input, output, status, records, bytes, sha256, seconds)"},
