@@ -955,6 +955,19 @@ doc_old() {
   awk -v b="<!-- bench:$1 -->" -v e="<!-- /bench:$1 -->" '$0 == b {on = 1} on {print} $0 == e {on = 0}' "$BENCH_DOC"
 }
 
+# doc_sections: the sections of the page, in order: those `make bench` runs,
+# then those run only when named (memory, spark, and any section this run or
+# the page already has), each once.
+doc_sections() {
+  local s seen=" "
+  for s in "${SECTIONS[@]}" memory spark $(cut -f1 "$SECTION_ROWS") \
+    $([ -f "$BENCH_DOC" ] && sed -n 's/^<!-- bench:\([a-z0-9_-]*\) -->$/\1/p' "$BENCH_DOC"); do
+    [[ $seen == *" $s "* ]] && continue
+    seen="$seen$s "
+    echo "$s"
+  done
+}
+
 # write_doc: $BENCH_DOC with this run's sections replaced.
 write_doc() {
   local s first last block tmp
@@ -981,7 +994,7 @@ any process of the command over all runs. A row with an RSS target is met only i
 is within it. Compare ratios within a run, not times across runs: the machine's speed varies with
 its load.
 HEAD
-    for s in "${SECTIONS[@]}" memory; do
+    for s in $(doc_sections); do
       echo
       first=$(awk -v n="$s" '$1 == n {print $2}' "$SECTION_ROWS")
       last=$(awk -v n="$s" '$1 == n {print $3}' "$SECTION_ROWS")
