@@ -37,6 +37,7 @@ type jsSite struct {
 	appGz  []byte // /app.js as sent (gzip)
 	mu     sync.Mutex
 	served []string
+	times  []time.Time
 	otherN int
 }
 
@@ -97,6 +98,7 @@ func pngOf(i int) []byte {
 func (s *jsSite) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.served = append(s.served, r.URL.RequestURI())
+	s.times = append(s.times, time.Now())
 	s.mu.Unlock()
 	html := func(body string) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -382,4 +384,42 @@ func waczIndexURLs(t *testing.T, path string) map[string]bool {
 		t.Fatalf("%s: no index", path)
 	}
 	return urls
+}
+
+// TestMirrorgetBrowserRate: --rate holds for the requests of pages
+// rendered in 2 tabs: the server sees at most R of them in a second.
+func TestMirrorgetBrowserRate(t *testing.T) {
+	chromium := needCmd(t, "chromium", "chromium")
+	site := newJSSite(t)
+	out := filepath.Join(t.TempDir(), "rate.warc.gz")
+	_, stderr, code := run(t, bin(t, "mirrorget"), nil, "-q", "--browser", "--browser-path", chromium, "--browser-tabs", "2",
+		"--rate", "4", "-r", "1", "--format", "warc", "-o", out, site.URL+"/")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	site.mu.Lock()
+	times := slices.Clone(site.times)
+	site.mu.Unlock()
+	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	minGap := time.Hour
+	for i := 1; i < len(times); i++ {
+		minGap = min(minGap, times[i].Sub(times[i-1]))
+	}
+	// as TestMirrorgetPoliteness: handler start times lag the wire by the
+	// server's scheduling delay (here beside a busy Chromium)
+	const lag = 25 * time.Millisecond
+	worst := 0
+	for i := range times {
+		n := 0
+		for j := i; j < len(times) && times[j].Sub(times[i]) < time.Second-lag; j++ {
+			n++
+		}
+		worst = max(worst, n)
+	}
+	span := times[len(times)-1].Sub(times[0])
+	t.Logf("%d requests in %v, at most %d within a second, closest two %v apart (--rate 4: 250ms)",
+		len(times), span.Round(time.Millisecond), worst, minGap.Round(time.Millisecond))
+	if len(times) < 20 || worst > 4 {
+		t.Errorf("%d requests, %d within one second under --rate 4", len(times), worst)
+	}
 }
