@@ -79,6 +79,7 @@ var createFlags = []option{
 	{names: []string{"cluster-size"}, arg: "SIZE", value: "2M", usage: "cluster size"},
 	{names: []string{"workers"}, arg: "N", usage: "clusters compressed at once (default: CPUs)"},
 	{names: []string{"spool-max"}, arg: "SIZE", value: "4G", usage: "largest capture body taken from a crawl, decoded; a larger one is skipped with a warning"},
+	{names: []string{"no-index"}, usage: "no full-text and title search indexes (default: both, X/fulltext/xapian and X/title/xapian, as libzim writes them; words stemmed in M/Language)"},
 	{names: []string{"q", "quiet"}, usage: "no warnings (the exit status is still 1 after any)"},
 	{names: []string{"v", "verbose"}, usage: "a summary line on stderr"},
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/arcport/arcport/lib/wacz"
 	"github.com/arcport/arcport/lib/warc"
 	"github.com/arcport/arcport/lib/zim"
+	"github.com/arcport/arcport/lib/zim/xapian"
 )
 
 // createUsage documents zimdump create.
@@ -78,6 +79,9 @@ Options:
   --workers N           clusters compressed at once (default: CPUs)
   --spool-max SIZE      largest capture body taken from a crawl, decoded
                         (default 4G); a larger one is skipped with a warning
+  --no-index            no full-text and title search indexes (default:
+                        both, X/fulltext/xapian and X/title/xapian, as
+                        libzim writes them; words stemmed in M/Language)
   -q                    no warnings (the exit status is still 1 after any)
   -v                    a summary line on stderr
 `
@@ -94,6 +98,7 @@ type createArgs struct {
 	workers       int
 	spoolMax      int64
 	quiet, verb   bool
+	noIndex       bool
 }
 
 var createMetaFlags = map[string]string{"title": "Title", "language": "Language", "creator": "Creator",
@@ -123,6 +128,12 @@ func parseCreate(args []string) (*createArgs, error) {
 			continue
 		case "v", "verbose":
 			c.verb = true
+			continue
+		case "no-index":
+			if hasVal {
+				return nil, fmt.Errorf("%s takes no value", a)
+			}
+			c.noIndex = true
 			continue
 		case "h", "help":
 			return nil, errHelp
@@ -372,7 +383,25 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 	var mainTitle, mainLang string
 	var tmp bytes.Buffer
 	head := make([]byte, 256<<10)
-	for i := range s.caps {
+	var ix *pageIndex
+	if !c.noIndex {
+		lang, err := s.indexLanguage(c, mainIdx, head)
+		if err != nil {
+			return st, err
+		}
+		if ix, err = newPageIndex(lang); err != nil {
+			return st, err
+		}
+	}
+	// entries are added in path order: the order the indexes take their
+	// documents in (xapian.Indexer's), so that each page's document goes
+	// to the index at once
+	order := make([]int, len(s.caps))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return s.caps[order[a]].path < s.caps[order[b]].path })
+	for _, i := range order {
 		cp := &s.caps[i]
 		body, err := s.open(cp)
 		if err != nil {
@@ -419,6 +448,21 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 			}
 			r = &tmp
 		}
+		if ix != nil && isHTML {
+			if r != &tmp {
+				tmp.Reset()
+				if _, err := tmp.ReadFrom(r); err != nil {
+					body.Close()
+					return st, fmt.Errorf("%s: %v", s.where(cp), err)
+				}
+				r = &tmp
+			}
+			// the page as stored, before AddEntry reads tmp
+			if err := ix.add(cp.path, title, cp.mime, tmp.Bytes()); err != nil {
+				body.Close()
+				return st, fmt.Errorf("%s: index: %v", s.where(cp), err)
+			}
+		}
 		err = zw.AddEntry(cp.path, title, cp.mime, r, isHTML)
 		body.Close()
 		if err != nil {
@@ -437,6 +481,20 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 	if err := s.addMetadata(zw, c, mainTitle, mainLang, mainIdx, icon); err != nil {
 		return st, err
 	}
+	if ix != nil {
+		// as libzim's Creator: the title index, then the full-text one,
+		// each only when it has documents
+		if ix.nTitle > 0 {
+			if err := addIndex(zw, "title", ix.writeTitle); err != nil {
+				return st, fmt.Errorf("%s: title index: %v", c.output, err)
+			}
+		}
+		if ix.nFull > 0 {
+			if err := addIndex(zw, "fulltext", ix.writeFullText); err != nil {
+				return st, fmt.Errorf("%s: full-text index: %v", c.output, err)
+			}
+		}
+	}
 	if err := zw.Close(); err != nil {
 		return st, fmt.Errorf("%s: %v", c.output, err)
 	}
@@ -444,6 +502,117 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 		return st, err
 	}
 	return st, nil
+}
+
+// indexLanguage is the language the index stems words in: M/Language as
+// addMetadata will write it (--language, else the main page's lang
+// attribute, else eng), as libzim indexes in its Creator's indexing
+// language, which zimwriterfs takes from M/Language.
+func (s *site) indexLanguage(c *createArgs, mainIdx int, head []byte) (string, error) {
+	if l := c.meta["Language"]; l != "" {
+		return l, nil
+	}
+	cp := &s.caps[mainIdx]
+	if isHTMLType(cp.mime) {
+		body, err := s.open(cp)
+		if err != nil {
+			return "", err
+		}
+		n, _ := io.ReadFull(body, head[:min(int64(len(head)), cp.size)])
+		body.Close()
+		if l := htmlLang(head[:n]); l != "" {
+			return l, nil
+		}
+	}
+	return "eng", nil
+}
+
+// pageIndex builds X/fulltext/xapian and X/title/xapian exactly as
+// xapian.Indexer builds them for the same pages (libzim's Creator's
+// documents, TestCreateIndex compares the bytes), but page by page: the
+// pages come in path order, the order Indexer sorts its documents into,
+// so each document goes to the database writer (about 8 bytes a posting)
+// at once instead of being held until the end (xapian.Document's maps:
+// about four times as much).
+type pageIndex struct {
+	lang          string
+	stem          func(string) string
+	full, title   *xapian.Writer
+	nFull, nTitle int
+}
+
+func newPageIndex(lang string) (*pageIndex, error) {
+	p := &pageIndex{lang: lang}
+	if st := xapian.StemmerFor(lang); st != nil {
+		p.stem = xapian.CachedStemmer(st, 1<<16) // as xapian.NewIndexer
+	}
+	var err error
+	if p.full, err = xapian.NewWriter(xapian.WriterOptions{NoTermList: true}); err != nil {
+		return nil, err
+	}
+	if p.title, err = xapian.NewWriter(xapian.WriterOptions{NoTermList: true}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// add indexes a front article (an HTML page) as xapian.Indexer's AddItem
+// does, with libzim's two titles: the full-text document carries the
+// item's own title (empty when the page has none), the title index the
+// entry's title, which is the path when the page has none (libzim's
+// Dirent::getTitle).
+func (p *pageIndex) add(path, title, mime string, content []byte) error {
+	if strings.HasPrefix(mime, "text/html") {
+		if d, ok := xapian.LibzimFullText(path, title, string(content), p.stem, nil); ok {
+			if _, err := p.full.Add(d); err != nil {
+				return err
+			}
+			p.nFull++
+		}
+	}
+	if title == "" {
+		title = path
+	}
+	if _, err := p.title.Add(xapian.LibzimTitle(path, title, "", p.stem)); err != nil {
+		return err
+	}
+	p.nTitle++
+	return nil
+}
+
+func (p *pageIndex) writeFullText(w io.Writer) (int64, error) {
+	return p.write(w, p.full, map[string]string{"valuesmap": "title:0;wordcount:1;geo.position:2", "kind": "fulltext"})
+}
+
+func (p *pageIndex) writeTitle(w io.Writer) (int64, error) {
+	return p.write(w, p.title, map[string]string{"valuesmap": "title:0;targetPath:1", "kind": "title"})
+}
+
+// write adds the metadata xapian.Indexer sets (no stop words: libzim has
+// none for eng; the other lists are not carried yet) and writes the database.
+func (p *pageIndex) write(w io.Writer, wr *xapian.Writer, meta map[string]string) (int64, error) {
+	meta["data"] = "fullPath"
+	meta["language"] = p.lang
+	meta["stopwords"] = ""
+	for k, v := range meta {
+		if err := wr.SetMetadata(k, []byte(v)); err != nil {
+			return 0, err
+		}
+	}
+	return wr.WriteTo(w)
+}
+
+// addIndex stores the database that write writes as X/<kind>/xapian,
+// streamed through a pipe rather than held twice.
+func addIndex(zw *zim.Writer, kind string, write func(io.Writer) (int64, error)) error {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := write(pw)
+		pw.CloseWithError(err)
+	}()
+	err := zw.AddXapianIndex(kind, pr)
+	pr.CloseWithError(errors.New("index not stored")) // ends write if AddXapianIndex stopped reading
+	return err
 }
 
 // resolveRedirects gives each redirect that leads (through at most 10
