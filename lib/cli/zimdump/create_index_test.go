@@ -31,7 +31,7 @@ and the wheelbarrow is shared.</p><a href="index.html">home</a></body></html>`,
 <script>var scriptsecret = "scriptsecret";</script></head>
 <body><!-- commentsecret --><p data-x="attrsecret" title="attrsecret">Plain notes about the weather.</p>
 <a href="index.html" title="linksecret">home</a></body></html>`,
-	"style.css": `body { color: green }`,
+	"style.css":     `body { color: green }`,
 	"untitled.html": `<html><body><p>A page without a title, about compost heaps.</p></body></html>`,
 }
 
