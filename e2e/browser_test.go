@@ -113,7 +113,9 @@ func (s *jsSite) serve(w http.ResponseWriter, r *http.Request) {
 <style>.card{height:400px;border:1px solid #ccc} img{width:40px;height:40px}</style>
 <script>const OTHER = '` + s.other.URL + `';</script>
 <script src="/app.js" defer></script></head>
-<body><h1>JS shop</h1><p id="status">loading</p><div id="list"></div></body></html>`)
+<body><h1>JS shop</h1><p id="status">loading</p><div id="list"></div><a href="/about.html">about</a></body></html>`)
+	case p == "/about.html":
+		html(`<!doctype html><html><head><title>About</title></head><body><p>No script here.</p></body></html>`)
 	case p == "/app.js":
 		w.Header().Set("Content-Type", "text/javascript")
 		w.Header().Set("Content-Encoding", "gzip")
@@ -212,6 +214,7 @@ func readRecords(t *testing.T, path, base string) (map[string][]byte, map[string
 // and their JSON, a script's POST with its body), the gzip-served script as the gzip bytes sent,
 // robots.txt and the scope obeyed for the browser's requests; waczpack
 // check passes every record, and waczpack create indexes them.
+// --browser=auto renders the pages with a script only, to the same captures.
 func TestMirrorgetBrowser(t *testing.T) {
 	chromium := needCmd(t, "chromium", "chromium")
 	site := newJSSite(t)
@@ -248,7 +251,7 @@ func TestMirrorgetBrowser(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		want = append(want, fmt.Sprintf("/item.html?id=%d", i), fmt.Sprintf("/api/v1/item/%d", i))
 	}
-	want = append(want, "/item.js", "/api/v1/track")
+	want = append(want, "/item.js", "/api/v1/track", "/about.html")
 	missing := 0
 	for _, u := range want {
 		if _, ok := bb[u]; !ok {
@@ -320,6 +323,26 @@ func TestMirrorgetBrowser(t *testing.T) {
 	site.mu.Unlock()
 	if !strings.Contains(stderr, "rendered "+site.URL+"/:") {
 		t.Errorf("no 'rendered' line for the start page in -v output:\n%s", stderr)
+	}
+
+	if !strings.Contains(stderr, "rendered "+site.URL+"/about.html:") {
+		t.Errorf("--browser did not render /about.html")
+	}
+
+	// --browser=auto: the pages with a script only; the same captures
+	auto := filepath.Join(dir, "auto.warc.gz")
+	_, stderr, code = run(t, mg, nil, "-v", "--browser", "auto", "--browser-path", chromium, "--format", "warc", "-o", auto, site.URL+"/")
+	if code != 0 {
+		t.Fatalf("--browser auto: exit %d: %s", code, stderr)
+	}
+	ab, _, _ := readResponses(t, auto, site.URL)
+	for _, u := range want {
+		if _, ok := ab[u]; !ok {
+			t.Errorf("--browser=auto did not capture %s", u)
+		}
+	}
+	if strings.Contains(stderr, "rendered "+site.URL+"/about.html:") || !strings.Contains(stderr, "rendered "+site.URL+"/item.html?id=1:") {
+		t.Errorf("--browser=auto rendered the page without a script, or not one with:\n%s", stderr)
 	}
 
 	wp := bin(t, "waczpack")

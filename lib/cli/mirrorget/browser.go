@@ -1,10 +1,12 @@
 package mirrorget
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -18,6 +20,7 @@ import (
 // Chromium (lib/browser), every request of theirs sent through the crawler
 // (crawl.Config.Render).
 type BrowserOptions struct {
+	Auto      bool          // --browser=auto: only pages with a <script>
 	Path      string        // --browser-path ("": chromium on PATH)
 	Tabs      int           // --browser-tabs
 	Page      time.Duration // --page-timeout
@@ -33,7 +36,8 @@ func init() {
 // browserFlags are the flags of --browser.
 func browserFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "browser", Usage: "render every HTML page in headless Chromium (links of the rendered DOM followed); each request the page makes is fetched by mirrorget under its rules (scope for requisites, robots.txt, --rate, cookies, credentials, size limits) and written as received (content coding kept)"},
+		&cli.GenericFlag{Name: "browser", Value: &browserMode{}, DefaultText: "off",
+			Usage: "render every HTML page in headless Chromium (links of the rendered DOM followed), or with `auto` (--browser=auto) only the pages holding a <script>; each request a page makes is fetched by mirrorget under its rules (scope for requisites, robots.txt, --rate, cookies, credentials, size limits) and written as received (content coding kept)"},
 		&cli.StringFlag{Name: "browser-path", Usage: "with --browser: the Chromium (or Chrome) `PROGRAM`", DefaultText: "chromium on PATH"},
 		&cli.IntFlag{Name: "browser-tabs", Value: 2, Usage: "with --browser: render at most `N` pages at once (tabs of one Chromium)"},
 		&cli.DurationFlag{Name: "page-timeout", Value: 90 * time.Second, Usage: "with --browser: give up a page after `DURATION` (load, network idle for 2 s, scrolling); its capture and links found without the browser are kept"},
@@ -41,17 +45,48 @@ func browserFlags() []cli.Flag {
 	}
 }
 
+// browserMode is the value of --browser: off, on (the flag alone) or auto.
+type browserMode struct{ mode string }
+
+func (v *browserMode) String() string {
+	if v == nil || v.mode == "" {
+		return "off"
+	}
+	return v.mode
+}
+
+func (v *browserMode) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "on", "1", "yes", "true":
+		v.mode = "on"
+	case "off", "0", "no", "false":
+		v.mode = "off"
+	case "auto":
+		v.mode = "auto"
+	default:
+		return fmt.Errorf("want auto, on or off, not %q", s)
+	}
+	return nil
+}
+
+// IsBoolFlag lets --browser stand without a value.
+func (v *browserMode) IsBoolFlag() bool { return true }
+
 // browserOptions reads the flags of --browser (nil without it).
 func browserOptions(c *cli.Context) (*BrowserOptions, error) {
+	mode := "off"
+	if v, ok := c.Generic("browser").(*browserMode); ok {
+		mode = v.String()
+	}
 	for _, n := range []string{"browser-path", "browser-tabs", "page-timeout", "scroll-max"} {
-		if c.IsSet(n) && !c.Bool("browser") {
+		if c.IsSet(n) && mode == "off" {
 			return nil, cliutil.Usagef("--%s needs --browser", n)
 		}
 	}
-	if !c.Bool("browser") {
+	if mode == "off" {
 		return nil, nil
 	}
-	b := &BrowserOptions{Path: c.String("browser-path"), Tabs: c.Int("browser-tabs"), Page: c.Duration("page-timeout"), ScrollMax: c.Int("scroll-max")}
+	b := &BrowserOptions{Auto: mode == "auto", Path: c.String("browser-path"), Tabs: c.Int("browser-tabs"), Page: c.Duration("page-timeout"), ScrollMax: c.Int("scroll-max")}
 	switch {
 	case b.Tabs < 1:
 		return nil, cliutil.Usagef("--browser-tabs must be at least 1")
@@ -96,6 +131,9 @@ func startBrowser(o *Options, stderr io.Writer) func() {
 	}
 	verbose := o.Verbose && !o.Quiet
 	o.Crawl.Render = func(ctx context.Context, cp *crawl.Capture, fetch crawl.PageFetch) ([]crawl.Link, error) {
+		if b.Auto && !hasScript(cp, o.Crawl.ParseLimit()) {
+			return nil, nil // a plain fetch is all the page needs
+		}
 		pg, err := pool.Render(ctx, cp.URL, browser.FetchFunc(fetch), po)
 		if err != nil {
 			return nil, err
@@ -111,4 +149,16 @@ func startBrowser(o *Options, stderr io.Writer) func() {
 		return links, nil
 	}
 	return func() { pool.Close() }
+}
+
+// hasScript reports whether the page of cp holds a <script> element
+// (read decoded, up to limit bytes): --browser=auto renders only those.
+func hasScript(cp *crawl.Capture, limit int64) bool {
+	r, err := cp.Body()
+	if err != nil {
+		return true // let the browser make of it what it can
+	}
+	defer r.Close()
+	b, _ := io.ReadAll(io.LimitReader(r, limit))
+	return bytes.Contains(bytes.ToLower(b), []byte("<script"))
 }

@@ -63,6 +63,12 @@ func SplitFilters(args []string) []string {
 			i++
 			a = "--purge=" + args[i] // "--purge off": not a start URL "off"
 		}
+		if a == "--browser" { // "--browser auto"; alone, it takes no value
+			if a = "--browser=on"; i+1 < len(args) && (isOnOff(args[i+1]) || args[i+1] == "auto") {
+				i++
+				a = "--browser=" + args[i]
+			}
+		}
 		if a == "--" {
 			rest = append(rest, args[i:]...)
 			break

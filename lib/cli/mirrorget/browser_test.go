@@ -1,0 +1,77 @@
+package mirrorget
+
+import (
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/arcport/arcport/lib/internal/cliutil"
+)
+
+// "--browser auto" is --browser=auto, as "--purge off" is --purge=off;
+// --browser alone is --browser=on, never taking the next argument.
+func TestSplitFiltersBrowser(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"mirrorget --browser auto http://h/", "mirrorget --browser=auto http://h/"},
+		{"mirrorget --browser http://h/ --browser-tabs 3", "mirrorget --browser=on --browser-tabs 3 http://h/"},
+		{"mirrorget --browser --browser-path c http://h/", "mirrorget --browser=on --browser-path c http://h/"},
+		{"mirrorget http://h/ --browser off --page-timeout 30s --scroll-max 5 --browser-path /bin/c -*.gif",
+			"mirrorget --browser=off --page-timeout 30s --scroll-max 5 --browser-path /bin/c --filter=-*.gif http://h/"},
+	} {
+		if got := strings.Join(SplitFilters(strings.Fields(tt.in)), " "); got != tt.want {
+			t.Errorf("SplitFilters(%s)\n got %s\nwant %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// The flags of --browser: checked before any request, and as the crawl
+// gets them.
+func TestBrowserFlags(t *testing.T) {
+	parse := func(args ...string) (*Options, error) {
+		var o *Options
+		app := App()
+		app.OnUsageError = nil
+		app.Action = func(c *cli.Context) (err error) { o, err = options(c); return err }
+		err := app.Run(SplitFilters(append(append([]string{"mirrorget"}, args...), "http://127.0.0.1:1/")))
+		return o, err
+	}
+	for _, args := range [][]string{
+		{"--browser-tabs", "3"},
+		{"--browser", "--browser-tabs", "0"},
+		{"--browser", "--page-timeout", "0s"},
+		{"--browser", "--scroll-max", "-1"},
+		{"--browser", "--browser-path", "/nonexistent/chromium"},
+	} {
+		_, err := parse(args...)
+		var ue *cliutil.UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%q: %v, want a usage error", args, err)
+		}
+	}
+	if _, err := parse("--browser=maybe"); err == nil {
+		t.Errorf("--browser=maybe accepted")
+	}
+	if o, err := parse(); err != nil || o.Browser != nil {
+		t.Errorf("no --browser: %v, %+v", err, o)
+	}
+	if _, err := exec.LookPath("true"); err != nil {
+		t.Skip("no true program for --browser-path")
+	}
+	for _, tc := range []struct {
+		args string
+		want BrowserOptions
+	}{
+		{"--browser --browser-path true", BrowserOptions{Path: "true", Tabs: 2, Page: 90 * time.Second, ScrollMax: 40}},
+		{"--browser auto --browser-path true --browser-tabs 3 --page-timeout 30s --scroll-max 0",
+			BrowserOptions{Auto: true, Path: "true", Tabs: 3, Page: 30 * time.Second, ScrollMax: -1}},
+	} {
+		o, err := parse(strings.Fields(tc.args)...)
+		if err != nil || o.Browser == nil || *o.Browser != tc.want {
+			t.Errorf("%s: %v, %+v, want %+v", tc.args, err, o, tc.want)
+		}
+	}
+}
