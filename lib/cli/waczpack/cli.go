@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -388,13 +389,30 @@ func create(c *cli.Context, stdin io.Reader, stderr io.Writer) error {
 	return nil
 }
 
-func dirOf(p string) string {
+func dirOf(p string) string { return dirOfOS(p, runtime.GOOS == "windows") }
+
+// dirOfOS is dirOf with Windows' rules when windows is set: a backslash
+// separates too, and a drive letter (C:) stays with its folder (C:\x is
+// in C:\, C:x in C:, the drive's current folder), so that the
+// temporary file is made on the output's own drive and the rename works.
+func dirOfOS(p string, windows bool) string {
 	i := strings.LastIndexByte(p, '/')
-	if i < 0 {
-		return "."
+	vol := 0
+	if windows {
+		if j := strings.LastIndexByte(p, '\\'); j > i {
+			i = j
+		}
+		if len(p) >= 2 && p[1] == ':' && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z') {
+			vol = 2
+		}
 	}
-	if i == 0 {
-		return "/"
+	switch {
+	case i < vol && vol > 0:
+		return p[:vol]
+	case i < 0:
+		return "."
+	case i == vol:
+		return p[:i+1]
 	}
 	return p[:i]
 }
