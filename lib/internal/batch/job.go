@@ -15,11 +15,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/internal/syserr"
 	"github.com/arcport/arcport/lib/store"
 )
 
@@ -307,7 +307,7 @@ func Classify(err error, input string) Class {
 		return Bad
 	case errors.As(err, &ue), errors.As(err, &ee):
 		return Fatal
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT), errors.Is(err, syscall.EIO),
+	case syserr.StorageFull(err), syserr.IO(err),
 		errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return Transient
 	case errors.As(err, &se):

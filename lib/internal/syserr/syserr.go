@@ -16,6 +16,15 @@ func ConnRefused(err error) bool { return isAny(err, connRefused) }
 // closed.
 func BrokenPipe(err error) bool { return isAny(err, brokenPipe) }
 
+// StorageFull reports whether err is a full disk or an exceeded quota
+// (ENOSPC, EDQUOT; ERROR_DISK_FULL, ERROR_HANDLE_DISK_FULL,
+// ERROR_DISK_QUOTA_EXCEEDED on Windows).
+func StorageFull(err error) bool { return isAny(err, storageFull) }
+
+// IO reports whether err is a device's input/output error (EIO; ERROR_CRC,
+// a data error, on Windows).
+func IO(err error) bool { return isAny(err, ioError) }
+
 func isAny(err error, targets []error) bool {
 	if err == nil {
 		return false

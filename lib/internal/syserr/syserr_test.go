@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"testing"
 	"time"
 )
@@ -51,5 +52,25 @@ func TestRealErrors(t *testing.T) {
 		if ConnReset(e) || ConnRefused(e) || BrokenPipe(e) {
 			t.Errorf("%v counted as a network error", e)
 		}
+	}
+}
+
+// TestStorageFull: a real write to a full device (/dev/full) is a full
+// disk, not an I/O error; a plain error is neither.
+func TestStorageFull(t *testing.T) {
+	f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full on this system: %v", err)
+	}
+	defer f.Close()
+	_, werr := f.Write([]byte("x"))
+	if werr == nil {
+		t.Fatal("write to /dev/full succeeded")
+	}
+	if !StorageFull(fmt.Errorf("output: %w", werr)) || IO(werr) {
+		t.Errorf("write to /dev/full: %v: StorageFull %v, IO %v", werr, StorageFull(werr), IO(werr))
+	}
+	if StorageFull(errors.New("no space")) || IO(io.ErrUnexpectedEOF) {
+		t.Error("plain errors taken for system ones")
 	}
 }
