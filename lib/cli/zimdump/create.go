@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
@@ -294,7 +295,31 @@ const createMemoryLimit = 160 << 20
 func limitCreateMemory() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(createMemoryLimit)
+		createLimitSet = true
 	}
+}
+
+// createLimitSet records that limitCreateMemory set the limit (so that
+// raiseCreateMemoryLimit may move it).
+var createLimitSet bool
+
+// raiseCreateMemoryLimit lifts the soft limit above the live heap as the
+// search index grows (the index is live until the end): a limit under
+// the live heap would have the collector run without pause (80 000
+// pages of 300 words: 48 s and 454 MB peak RSS with the limit held at
+// 160 MiB, 32 s and 480 MB raised, 24 s and 805 MB without a limit).
+// The limit stays 25% over the heap the last collection found live.
+func raiseCreateMemoryLimit() {
+	if !createLimitSet {
+		return
+	}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	live := int64(s[0].Value.Uint64())
+	debug.SetMemoryLimit(max(createMemoryLimit, live+live/4))
 }
 
 // capture is one entry-to-be of the ZIM.
@@ -461,6 +486,9 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 			if err := ix.add(cp.path, title, cp.mime, tmp.Bytes()); err != nil {
 				body.Close()
 				return st, fmt.Errorf("%s: index: %v", s.where(cp), err)
+			}
+			if ix.nTitle%1024 == 0 {
+				raiseCreateMemoryLimit()
 			}
 		}
 		err = zw.AddEntry(cp.path, title, cp.mime, r, isHTML)
