@@ -2,7 +2,6 @@ package mirrorget
 
 import (
 	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/internal/peertest"
 )
 
 // "--browser auto" is --browser=auto, as "--purge off" is --purge=off;
@@ -58,9 +58,7 @@ func TestBrowserFlags(t *testing.T) {
 	if o, err := parse(); err != nil || o.Browser != nil {
 		t.Errorf("no --browser: %v, %+v", err, o)
 	}
-	if _, err := exec.LookPath("true"); err != nil {
-		t.Skip("no true program for --browser-path")
-	}
+	peertest.Need(t, "true", "coreutils") // a program for --browser-path to find
 	for _, tc := range []struct {
 		args string
 		want BrowserOptions
