@@ -24,11 +24,18 @@ vet:
 # still missing skips with "missing peer ..." (fails under CI=true); the
 # summary at the end names every skipped test and closes with
 # "N passed, N failed, N skipped".
-test: peers vet build cross
+test: peers vet build cross deploytest
 	set -o pipefail; $(GO) test -json -count=1 -timeout 30m ./... | $(GO) run ./scripts/testsum
 
 peers:
 	bash scripts/peers.sh
+
+# deploy/k8s is a module of its own (arcport does not depend on k8s.io/api):
+# its Jobs decode strictly into the Kubernetes API types, with indexed
+# completion, per-index backoff and the exit-65 rule checked.
+.PHONY: deploytest
+deploytest:
+	cd deploy/k8s && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # The platform pairs every binary builds for: static (CGO_ENABLED=0), no
 # C toolchain needed. docs/platforms.md says what differs between them.
