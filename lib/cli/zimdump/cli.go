@@ -114,6 +114,7 @@ func App(w io.Writer) *cli.App {
 			"zimdump meta [--json] <file>\n" +
 			"zimdump warc [-o FILE] [--plain] [--spool-max=SIZE] <file>\n" +
 			"zimdump create -o FILE.zim [options] INPUT\n" +
+			"zimdump search [--limit=N] <file> QUERY...\n" +
 			"zimdump completion bash|zsh|fish\n" +
 			"zimdump -h | --help\nzimdump --version",
 		Description: "The list, dump, show and info commands print what openzim's zimdump 3.1.3 prints, byte for byte, " +
@@ -144,7 +145,10 @@ func App(w io.Writer) *cli.App {
 		create.Flags = append(create.Flags, o.flag(""))
 	}
 	create.Flags = append(create.Flags, &cli.BoolFlag{Name: "help", Aliases: []string{"h"}, Usage: "show create's help", DisableDefaultText: true})
-	app.Commands = append(app.Commands, create, &cli.Command{
+	search := &cli.Command{Name: "search", Usage: "search the full-text index: the pages found, best first (path, tab, title), as libzim's Searcher ranks them",
+		ArgsUsage: "<file> QUERY...", UsageText: "zimdump search [--limit=N] <file> QUERY...", HideHelp: true,
+		Flags: []cli.Flag{&cli.StringFlag{Name: "limit", Usage: "at most `N` results (0: all)", Value: "10"}}}
+	app.Commands = append(app.Commands, create, search, &cli.Command{
 		Name:      "completion",
 		Usage:     "print the shell completion script for bash, zsh or fish (bash: source <(zimdump completion bash))",
 		UsageText: "zimdump completion bash|zsh|fish",

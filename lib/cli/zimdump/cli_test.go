@@ -33,6 +33,12 @@ func TestAppMatchesParser(t *testing.T) {
 		if c.Name == "create" || c.Name == "completion" {
 			continue
 		}
+		if c.Name == "search" { // arcport's, parsed by runSearch (search.go)
+			if len(c.Flags) != 1 || c.Flags[0].Names()[0] != "limit" || !strings.Contains(searchUsage, "--limit N") {
+				t.Errorf("search: App's flags %v, runSearch takes --limit", c.Flags)
+			}
+			continue
+		}
 		var got []string
 		for _, f := range c.Flags {
 			got = append(got, f.Names()[0])
@@ -49,8 +55,8 @@ func TestAppMatchesParser(t *testing.T) {
 			t.Errorf("option --%s is in no command of App", n)
 		}
 	}
-	if len(cmds) != len(commands)+2 {
-		t.Errorf("App's commands %v, the parser's %d + create, completion", cmds, len(commands))
+	if len(cmds) != len(commands)+3 {
+		t.Errorf("App's commands %v, the parser's %d + create, search, completion", cmds, len(commands))
 	}
 
 	create := app.Command("create")

@@ -60,6 +60,10 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "completion" {
 		return runCompletion(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "search" {
+		// not an openzim command (search.go)
+		return runSearch(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "warc" && isBatch(args[1:]) {
 		// not openzim's: arcport's conventions (docs/batch.md)
 		return runWarcBatch(args[1:], stdout, stderr)
