@@ -19,13 +19,18 @@ var outputs = map[string]string{
 }
 
 func (h *cdxHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("coll")
+	params, filters := parseQS(r.URL.RawQuery)
+	h.serve(w, r, r.PathValue("coll"), params, filters)
+}
+
+// serve answers a CDX query of collection name (the CDX API's, and a
+// TimeMap's).
+func (h *cdxHandler) serve(w http.ResponseWriter, r *http.Request, name string, params map[string]string, filters []string) {
 	src, ok := h.s.source(name)
 	if !ok {
 		jsonError(w, http.StatusNotFound, "No such collection: "+name)
 		return
 	}
-	params, filters := parseQS(r.URL.RawQuery)
 	q := &query{params: params, filters: filters, now: h.s.Now, done: new([]func())}
 	defer func() {
 		for _, f := range *q.done {

@@ -15,7 +15,8 @@ import (
 
 // replayPath is /COLL/TSid_/URL in the request's raw target: a time-stamp
 // of 1 to 14 digits (a prefix, as pywb takes it) and the id_ modifier.
-var replayPath = regexp.MustCompile(`^/([^/?#]+)/([0-9]{1,14})id_/(.+)$`)
+// An empty time-stamp is the TimeGate (memento.go).
+var replayPath = regexp.MustCompile(`^/([^/?#]+)/([0-9]{0,14})id_/(.+)$`)
 
 // headerRules are pywb's DefaultHeaderRewriter rules for id_ (no URL or
 // content rewriting): these archived headers are renamed
@@ -54,17 +55,8 @@ func parseReplay(target string) (replayRequest, bool) {
 	if m == nil {
 		return replayRequest{}, false
 	}
-	u := m[3]
 	// a client or proxy may have merged the slashes of the scheme
-	for _, s := range []string{"http:/", "https:/"} {
-		if strings.HasPrefix(u, s) && !strings.HasPrefix(u, s+"/") {
-			u = s + "/" + u[len(s):]
-		}
-	}
-	if !strings.Contains(u, "://") {
-		u = "http://" + u
-	}
-	return replayRequest{coll: m[1], ts: m[2], url: u}, true
+	return replayRequest{coll: m[1], ts: m[2], url: fixScheme(m[3])}, true
 }
 
 func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -78,7 +70,21 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusNotFound, "No such collection: "+rq.coll)
 		return
 	}
-	q := &query{params: map[string]string{"url": rq.url, "closest": rq.ts, "sort": "closest", "limit": "100"}, now: h.s.Now, done: new([]func())}
+	// no time-stamp: the TimeGate, at Accept-Datetime or the latest
+	timegate := rq.ts == ""
+	if ad := r.Header.Get("Accept-Datetime"); timegate && ad != "" {
+		ts, ok := acceptDatetime(ad)
+		if !ok {
+			jsonError(w, http.StatusBadRequest, "Invalid Accept-Datetime")
+			return
+		}
+		rq.ts = ts
+	}
+	closest := rq.ts
+	if closest == "" {
+		closest = "now"
+	}
+	q := &query{params: map[string]string{"url": rq.url, "closest": closest, "sort": "closest", "limit": "100"}, now: h.s.Now, done: new([]func())}
 	defer func() {
 		for _, f := range *q.done {
 			f()
@@ -139,10 +145,15 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if target == "" {
 			target = c.gets(fURL)
 		}
-		if c.gets(fTimestamp) != rq.ts || (c.gets("is_fuzzy") == "1" && target != rq.url) {
+		if timegate || c.gets(fTimestamp) != rq.ts || (c.gets("is_fuzzy") == "1" && target != rq.url) {
 			// pywb's redirect_to_exact: to the capture's own time-stamp
-			// and URL
+			// and URL; from the TimeGate with the Memento links
 			l.Close()
+			if timegate {
+				w.Header().Set("Vary", "accept-datetime")
+				redirectLink(w, r, rq, c.gets(fTimestamp), target, mementoLinks(target, baseURL(r)+"/"+rq.coll+"/", c.gets(fTimestamp), ""))
+				return
+			}
 			redirectTo(w, r, rq, c.gets(fTimestamp), target)
 			return
 		}
@@ -154,8 +165,13 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // redirectTo answers 307 to /COLL/TSid_/URL, Link: <URL>; rel="original".
 func redirectTo(w http.ResponseWriter, r *http.Request, rq replayRequest, ts, u string) {
+	redirectLink(w, r, rq, ts, u, fmt.Sprintf("<%s>; rel=\"original\"", u))
+}
+
+// redirectLink answers 307 to /COLL/TSid_/URL with a Link header.
+func redirectLink(w http.ResponseWriter, r *http.Request, rq replayRequest, ts, u, link string) {
 	w.Header().Set("Location", baseURL(r)+"/"+rq.coll+"/"+ts+"id_/"+u)
-	w.Header()["Link"] = []string{fmt.Sprintf("<%s>; rel=\"original\"", u)}
+	w.Header()["Link"] = []string{link}
 	w.WriteHeader(http.StatusTemporaryRedirect)
 }
 

@@ -12,11 +12,17 @@ func NewServer(colls ...*Collection) (*Server, error) {
 	mux := http.NewServeMux()
 	s := &Server{colls: map[string]*Collection{}, Now: time.Now}
 	replay := &replayHandler{s: s}
+	cdxh := &cdxHandler{s: s}
+	timemap := &timemapHandler{cdx: cdxh}
 	// /COLL/TSid_/URL is matched on the raw request target, before
 	// ServeMux, which would clean the URL's "//"
 	s.routes = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := parseReplay(r.RequestURI); ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			replay.ServeHTTP(w, r)
+			return
+		}
+		if timemapPath.MatchString(r.RequestURI) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			timemap.ServeHTTP(w, r)
 			return
 		}
 		mux.ServeHTTP(w, r)
@@ -36,7 +42,7 @@ func NewServer(colls ...*Collection) (*Server, error) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("ok\n"))
 	})
-	mux.Handle("GET /{coll}/cdx", &cdxHandler{s: s})
+	mux.Handle("GET /{coll}/cdx", cdxh)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
