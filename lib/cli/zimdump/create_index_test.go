@@ -5,12 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arcport/arcport/lib/internal/peertest"
 	"github.com/arcport/arcport/lib/zim"
@@ -206,6 +211,49 @@ func sameAsIndexer(t *testing.T, zimFile, lang string, blobs map[string][]byte) 
 	}
 }
 
+// kiwixServe serves zimFile with kiwix-serve on a free loopback port
+// until the test ends and returns its base URL.
+func kiwixServe(t *testing.T, zimFile string) string {
+	t.Helper()
+	kiwix := peertest.Need(t, "kiwix-serve", "kiwix-tools")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	var log bytes.Buffer
+	ks := exec.Command(kiwix, "--address", "127.0.0.1", "--port", fmt.Sprint(port), zimFile)
+	ks.Stdout, ks.Stderr = &log, &log
+	if err := ks.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ks.Process.Kill(); ks.Wait() })
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if resp, err := http.Get(base + "/catalog/v2/entries"); err == nil {
+			resp.Body.Close()
+			return base
+		}
+	}
+	t.Fatalf("kiwix-serve did not answer on %s:\n%s", base, log.String())
+	return ""
+}
+
+func httpGet(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %v", u, resp.StatusCode, err)
+	}
+	return string(b)
+}
+
 // xapianCheck runs xapian-check on a database extracted from a ZIM.
 func xapianCheck(t *testing.T, name string, blob []byte) {
 	t.Helper()
@@ -291,6 +339,22 @@ func TestCreateIndex(t *testing.T) {
 	}
 	if got := kiwixSearch(t, out, "clim", true); fmt.Sprint(got) != "[Climbing_roses]" {
 		t.Errorf("kiwix-search --suggestion clim: %v", got)
+	}
+	// kiwix-serve's /search and /suggest on loopback
+	base := kiwixServe(t, out)
+	hrefs := regexp.MustCompile(`<a href="/club/([^"]+)">`)
+	for _, q := range []string{"pergola", "gardening", "scriptsecret", "attrsecret", "nothingatall"} {
+		page := httpGet(t, base+"/search?books.name=club&pattern="+url.QueryEscape(q))
+		var got []string
+		for _, m := range hrefs.FindAllStringSubmatch(page, -1) {
+			got = append(got, m[1])
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want[q]) {
+			t.Errorf("kiwix-serve /search %q: %v, want %v", q, got, want[q])
+		}
+	}
+	if s := httpGet(t, base+"/suggest?content=club&term=clim"); !strings.Contains(s, `"path" : "roses.html"`) {
+		t.Errorf("kiwix-serve /suggest clim: %s", s)
 	}
 
 	// the same input, the same index bytes
