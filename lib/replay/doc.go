@@ -5,22 +5,27 @@
 // server API at /COLL/cdx with pywb's parameters, orderings, content
 // types and error bodies, and the capture of a URL at /COLL/TSid_/URL
 // (archived status, headers and payload; revisits resolved; 307 to the
-// exact time-stamp).
+// exact time-stamp), and Memento (RFC 7089): the headers of a memento,
+// the TimeGate at /COLL/id_/URL and the TimeMaps at
+// /COLL/timemap/{link,json,cdxj}/URL.
 //
 // It follows pywb 2.10.0 (pywb/warcserver/index: query.py, cdxops.py,
 // cdxobject.py, aggregator.py, zipnum.py, fuzzymatcher.py;
 // pywb/utils/binsearch.py and canonicalize.py; pywb/rewrite/
-// header_rewriter.py and pywb/apps/rewriterapp.py for id_ replay) closely
-// enough that its answers are byte for byte pywb's on the same data:
-// pywb_test.go and replay_pywb_test.go compare them with a running pywb,
-// pywbtests_test.go holds the expected outputs of pywb's own tests. The
+// header_rewriter.py and pywb/apps/rewriterapp.py for id_ replay;
+// pywb/utils/memento.py and rewriterapp.py for Memento) closely enough
+// that its answers are byte for byte pywb's on the same data:
+// pywb_test.go, replay_pywb_test.go and memento_pywb_test.go compare
+// them with a running pywb, pywbtests_test.go and memento_test.go hold
+// the expected outputs of pywb's own tests. The
 // differences that remain are listed there and in docs/waczpack.md, with
 // their reasons. Query URLs are keyed with Python's surt (cdx.PySURT) as
 // pywb keys them, except for a WACZ, whose index warcio.js keyed
 // (surt.Key).
 //
-// Files, from the top: routes.go (the routes) -> replay.go (id_ replay)
-// -> cdxapi.go (the CDX API) -> archive.go (records read in place),
+// Files, from the top: routes.go (the routes) -> replay.go (id_ replay),
+// memento.go (TimeGate, TimeMaps, Accept-Datetime) -> cdxapi.go (the CDX
+// API) -> archive.go (records read in place),
 // server.go -> collection.go (what a SRC is) -> warcfolder.go (WARC
 // folders indexed into a cache) -> dirsource.go (folders of index files)
 // -> waczsource.go (a WACZ in place), zipnum.go (pywb ZipNum clusters) ->

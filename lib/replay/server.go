@@ -12,6 +12,8 @@ import (
 //	GET /COLL/cdx?url=...     the CDX server API (pywb 2.10's)
 //	GET /all/cdx?url=...      the same over every collection
 //	GET /COLL/TSid_/URL       a capture's payload as archived
+//	GET /COLL/id_/URL         the Memento TimeGate (Accept-Datetime)
+//	GET /COLL/timemap/OUT/URL a Memento TimeMap (link, json, cdxj)
 //
 // Each route is its own http.Handler on an http.ServeMux.
 type Server struct {
