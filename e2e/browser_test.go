@@ -243,6 +243,7 @@ func TestMirrorgetBrowser(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--browser crawl: exit %d: %s", code, stderr)
 	}
+	stderr0 := stderr
 	bb, recs, types, reqs := readRecords(t, out, site.URL)
 	want := []string{"/", "/robots.txt", "/app.js", "/api/v1/items?n=30"}
 	for i := 1; i <= jsCards; i++ {
@@ -360,6 +361,140 @@ func TestMirrorgetBrowser(t *testing.T) {
 		}
 	}
 	t.Logf("WACZ index: %d URLs", len(indexed))
+
+	// per rendered page: a screenshot (urn:view:) and the text (urn:text:),
+	// concurrent to the page's response record; the text in pages.jsonl
+	var renderedPages []string
+	for _, line := range strings.Split(stderr0, "\n") {
+		if u, ok := strings.CutPrefix(line, "rendered "); ok {
+			if i := strings.Index(u, ": "); i > 0 {
+				renderedPages = append(renderedPages, u[:i])
+			}
+		}
+	}
+	views, texts := renderResources(t, out)
+	if len(views) != len(renderedPages) || len(texts) != len(renderedPages) {
+		t.Errorf("%d pages rendered, %d urn:view: and %d urn:text: records", len(renderedPages), len(views), len(texts))
+	}
+	for _, pu := range renderedPages {
+		resp := recs[strings.TrimPrefix(pu, site.URL)]
+		for kind, m := range map[string]map[string][]renderRes{"view": views, "text": texts} {
+			rs := m[pu]
+			if len(rs) != 1 {
+				t.Errorf("%s: %d urn:%s: records", pu, len(rs), kind)
+				continue
+			}
+			if resp == nil || rs[0].rec.Header.Get(record.FieldConcurrentTo) != resp.ID() {
+				t.Errorf("urn:%s:%s: WARC-Concurrent-To %q, not the page's response record", kind, pu, rs[0].rec.Header.Get(record.FieldConcurrentTo))
+			}
+		}
+		if rs := views[pu]; len(rs) == 1 {
+			if ct := rs[0].rec.ContentType(); ct != "image/png" {
+				t.Errorf("urn:view:%s: Content-Type %q", pu, ct)
+			}
+			cfg, err := png.DecodeConfig(bytes.NewReader(rs[0].body))
+			if err != nil || cfg.Width != 1280 || cfg.Height != 800 {
+				t.Errorf("urn:view:%s: %dx%d, %v (want a 1280x800 PNG)", pu, cfg.Width, cfg.Height, err)
+			}
+		}
+		if rs := texts[pu]; len(rs) == 1 && rs[0].rec.ContentType() != "text/plain; charset=utf-8" {
+			t.Errorf("urn:text:%s: Content-Type %q", pu, rs[0].rec.ContentType())
+		}
+	}
+	textOf := func(pu string) string {
+		if rs := texts[pu]; len(rs) == 1 {
+			return string(rs[0].body)
+		}
+		return ""
+	}
+	for i := 1; i <= 3; i++ {
+		if tx := textOf(fmt.Sprintf("%s/item.html?id=%d", site.URL, i)); !strings.Contains(tx, fmt.Sprintf("Item %d is described by JSON", i)) {
+			t.Errorf("urn:text: of item %d: %q", i, tx)
+		}
+	}
+	if tx := textOf(site.URL + "/"); !strings.Contains(tx, "Card 30 from JSON") || !strings.Contains(tx, "loaded 30") {
+		t.Errorf("urn:text: of the start page: %.300q", tx)
+	}
+	pages := wzReadPages(t, wacz)
+	withText := 0
+	for _, pg := range pages {
+		u, _ := pg["url"].(string)
+		tx, _ := pg["text"].(string)
+		if want := strings.TrimSpace(textOf(u)); want != "" {
+			if tx != want {
+				t.Errorf("pages.jsonl %s: text %.200q, not its urn:text: record's %.200q", u, tx, want)
+			} else {
+				withText++
+			}
+		}
+		if strings.HasPrefix(u, "urn:") {
+			t.Errorf("pages.jsonl lists %s", u)
+		}
+	}
+	for i := 1; i <= 3; i++ {
+		found := false
+		for _, pg := range pages {
+			if pg["url"] == fmt.Sprintf("%s/item.html?id=%d", site.URL, i) {
+				tx, _ := pg["text"].(string)
+				found = strings.Contains(tx, fmt.Sprintf("Item %d is described by JSON", i))
+			}
+		}
+		if !found {
+			t.Errorf("pages.jsonl: no page item.html?id=%d with its JSON-rendered text", i)
+		}
+	}
+	if so, se, code := run(t, wp, nil, "validate", wacz); code != 0 {
+		t.Errorf("waczpack validate: exit %d\n%s%s", code, so, se)
+	}
+	t.Logf("%d pages rendered: %d urn:view: and %d urn:text: records; pages.jsonl: %d pages, %d with the rendered text", len(renderedPages), len(views), len(texts), len(pages), withText)
+}
+
+// renderResources returns the urn:view: and urn:text: resource records of
+// a WARC by page URL, with their blocks.
+func renderResources(t *testing.T, path string) (views, texts map[string][]renderRes) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := warc.NewReader(f, warc.WithPolicy(record.Fail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	views, texts = map[string][]renderRes{}, map[string][]renderRes{}
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rec.Block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := rec.TargetURI()
+		if !strings.HasPrefix(u, "urn:") {
+			continue
+		}
+		if rec.Type() != record.Resource {
+			t.Errorf("%s: a %s record, not resource", u, rec.Type())
+		}
+		if pu, ok := strings.CutPrefix(u, "urn:view:"); ok {
+			views[pu] = append(views[pu], renderRes{rec, b})
+		} else if pu, ok := strings.CutPrefix(u, "urn:text:"); ok {
+			texts[pu] = append(texts[pu], renderRes{rec, b})
+		}
+	}
+	return views, texts
+}
+
+// renderRes is a resource record of a rendered page and its block.
+type renderRes struct {
+	rec  *record.Record
+	body []byte
 }
 
 // waczIndexURLs returns the URLs of the CDXJ index of a WACZ.

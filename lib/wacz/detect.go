@@ -82,7 +82,16 @@ type Detector struct {
 	kept      map[string]*Page // first page of a Requested URL, once spilled
 	pending   sync.WaitGroup   // deferred jobs not yet done
 	jobErr    error            // the first damaged member a job found
+
+	isText bool              // the current record is a urn:text: resource
+	texts  map[string]string // page URL -> text of its first urn:text: record
 }
+
+// TextURN is the WARC-Target-URI prefix of a resource record holding the
+// text of the page named after it, as a browser rendered it (Browsertrix
+// Crawler's "urn:text:" + page URL, mirrorget --browser): its text goes to
+// the page's pages.jsonl entry, with or without Text.
+const TextURN = "urn:text:"
 
 // NewDetector returns an empty Detector; text asks for page text, full
 // for whole pages to be read (text implies it).
@@ -96,6 +105,7 @@ func NewDetector(text, full bool) *Detector {
 func (d *Detector) Begin(rec *record.Record) io.Writer {
 	d.checkMemory()
 	d.active, d.done, d.headOK, d.titled, d.body = false, false, false, false, -1
+	d.isText = false
 	d.buf.Reset()
 	if rec.TargetURI() == "" {
 		return nil
@@ -113,6 +123,11 @@ func (d *Detector) Begin(rec *record.Record) io.Writer {
 		}
 		d.limit = d.scanLimit()
 	case record.Resource:
+		if strings.HasPrefix(rec.TargetURI(), TextURN) {
+			d.isText = true
+			d.limit = MaxText + 4
+			break
+		}
 		if !isHTML(ct) {
 			return nil
 		}
@@ -158,7 +173,7 @@ func (s detectorSink) Write(p []byte) (int, error) {
 			}
 		}
 	}
-	if !d.Full && !d.done && d.body >= 0 {
+	if !d.Full && !d.done && !d.isText && d.body >= 0 {
 		// look for </title> in what just came (and the few bytes before)
 		from := max(d.body, start-8)
 		if hasFold(d.buf.Bytes()[from:], "</title") {
@@ -202,6 +217,7 @@ type detectPrep struct {
 	active    bool // Begin took the record
 	frameDest bool // a request for a frame (Sec-Fetch-Dest)
 	page      bool // an HTML 200 response or resource
+	text      bool // a urn:text: resource, its text in info.text
 	info      htmlInfo
 	ok        bool // info was read
 }
@@ -214,6 +230,12 @@ func (d *Detector) endPrep(rec *record.Record) detectPrep {
 	}
 	d.active = false
 	pp := detectPrep{active: true}
+	if d.isText {
+		d.isText = false
+		pp.text = true
+		pp.info.text = renderedText(d.buf.Bytes())
+		return pp
+	}
 	switch rec.Type() {
 	case record.Request:
 		h, err := httpmsg.ParseHead(d.buf.Bytes())
@@ -291,6 +313,16 @@ func (d *Detector) apply(rec *record.Record, pp detectPrep) {
 	if rec.Type() == record.Request {
 		if pp.frameDest {
 			d.frames[u] = true
+		}
+		return
+	}
+	if pp.text {
+		pu := strings.Clone(strings.TrimPrefix(u, TextURN))
+		if d.texts == nil {
+			d.texts = map[string]string{}
+		}
+		if _, ok := d.texts[pu]; !ok && pp.info.text != "" {
+			d.texts[pu] = pp.info.text
 		}
 		return
 	}
@@ -424,7 +456,7 @@ type pageJob struct {
 // header first) itself. It returns false when the record is not deferred
 // (call End then). Results are in once Wait returns.
 func (d *Detector) Defer(rec *record.Record, member []byte, hdrLen, off int64) bool {
-	if !d.active || d.done || rec.Type() != record.Response && rec.Type() != record.Resource {
+	if !d.active || d.done || d.isText || rec.Type() != record.Response && rec.Type() != record.Resource {
 		return false
 	}
 	d.active = false
@@ -571,7 +603,16 @@ func (d *Detector) Pages() []*Page {
 
 // EachPage calls fn with each page Pages would return, in the same order,
 // reading back the pages moved to disk (call it once, after Wait).
-func (d *Detector) EachPage(fn func(*Page) error) error {
+func (d *Detector) EachPage(fn0 func(*Page) error) error {
+	fn := fn0
+	if len(d.texts) > 0 {
+		fn = func(p *Page) error {
+			if t, ok := d.texts[p.URL]; ok {
+				p.Text = t
+			}
+			return fn0(p)
+		}
+	}
 	keep := func(p *Page) bool { return !d.frames[p.URL] && !d.framed[p.URL] }
 	if d.spill == nil {
 		for _, p := range d.pages {
@@ -611,6 +652,36 @@ func resolveRef(base *url.URL, ref string) string {
 	abs.Fragment = ""
 	abs.RawFragment = ""
 	return abs.String()
+}
+
+// RenderedText returns the text of the first urn:text: record of page URL
+// u, if the input had one.
+func (d *Detector) RenderedText(u string) (string, bool) {
+	t, ok := d.texts[u]
+	return t, ok
+}
+
+// renderedText is the text of a urn:text: block for pages.jsonl: bytes
+// that are not UTF-8 replaced, control characters but line breaks and tabs
+// made spaces, trimmed, cut to MaxText bytes on a rune boundary. Line
+// breaks are kept, as Browsertrix Crawler keeps them.
+func renderedText(b []byte) string {
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.TrimSpace(s)
+	if len(s) > MaxText {
+		i := MaxText
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
 }
 
 // Lookup returns the page found for URL u, if any (frames included).

@@ -210,6 +210,9 @@ func (w *Writer) pageList() (*pageStore, error) {
 				p.Text = d.Text
 			}
 		}
+		if t, ok := w.det.RenderedText(u); ok && req.Text == "" {
+			p.Text = t // the text the browser rendered
+		}
 		if p.ID == "" {
 			p.ID = PageID(p.TS, p.URL)
 		}

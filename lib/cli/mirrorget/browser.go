@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -14,6 +16,7 @@ import (
 	"github.com/arcport/arcport/lib/browser"
 	"github.com/arcport/arcport/lib/crawl"
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/record"
 )
 
 // BrowserOptions are the settings of --browser: pages rendered in headless
@@ -138,6 +141,7 @@ func startBrowser(o *Options, stderr io.Writer) func() {
 		if err != nil {
 			return nil, err
 		}
+		rendered.Store(cp, &renderedPage{url: cp.URL, date: time.Now(), shot: pg.Screenshot, text: pageText(pg)})
 		if verbose {
 			fmt.Fprintf(stderr, "rendered %s: %d requests (%d failed), %d scrolls, %d links, settled %v\n",
 				cp.URL, pg.Requests, pg.Failed, pg.Scrolls, len(pg.Links), pg.Settled)
@@ -161,4 +165,66 @@ func hasScript(cp *crawl.Capture, limit int64) bool {
 	defer r.Close()
 	b, _ := io.ReadAll(io.LimitReader(r, limit))
 	return bytes.Contains(bytes.ToLower(b), []byte("<script"))
+}
+
+// rendered holds what the browser made of a page (*crawl.Capture ->
+// *renderedPage) from its rendering until the sink has written the page's
+// capture: the stream writes it after the page's records (renderRecords),
+// the sink then forgets it.
+var rendered sync.Map
+
+// renderedPage is what is kept of a rendered page for the WARC.
+type renderedPage struct {
+	url  string
+	date time.Time
+	shot []byte // PNG of the viewport
+	text string // innerText of every frame
+}
+
+// pageText is the text of a rendered page: the innerText of its main
+// frame, then that of each other frame holding any, a blank line between.
+func pageText(pg *browser.Page) string {
+	var parts []string
+	for _, f := range pg.Frames {
+		if t := strings.TrimSpace(f.Text); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	if len(parts) == 0 {
+		return strings.TrimSpace(pg.Text)
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// renderRecords returns the resource records of the page of cp when the
+// browser rendered it, as Browsertrix Crawler names them: its screenshot
+// (WARC-Target-URI urn:view:URL, image/png) and its text (urn:text:URL,
+// text/plain; charset=utf-8; waczpack create puts it in pages.jsonl),
+// each WARC-Concurrent-To the page's response record respID.
+func renderRecords(cp *crawl.Capture, respID string) []*record.Record {
+	v, ok := rendered.Load(cp)
+	if !ok {
+		return nil
+	}
+	rp := v.(*renderedPage)
+	date := record.FormatDate(rp.date, false)
+	res := func(urn, ct string, block []byte) *record.Record {
+		return &record.Record{
+			Header: record.Header{
+				{Name: record.FieldType, Value: string(record.Resource)},
+				{Name: record.FieldRecordID, Value: crawl.NewRecordID()},
+				{Name: record.FieldDate, Value: date},
+				{Name: record.FieldTargetURI, Value: urn + rp.url},
+				{Name: record.FieldConcurrentTo, Value: respID},
+				{Name: record.FieldContentType, Value: ct},
+				{Name: record.FieldContentLength, Value: strconv.Itoa(len(block))},
+			},
+			Block: bytes.NewReader(block),
+		}
+	}
+	var out []*record.Record
+	if len(rp.shot) > 0 {
+		out = append(out, res("urn:view:", "image/png", rp.shot))
+	}
+	return append(out, res("urn:text:", "text/plain; charset=utf-8", []byte(rp.text)))
 }

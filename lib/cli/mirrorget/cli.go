@@ -768,6 +768,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
+		rendered.Delete(cp) // written (or not to be)
 		return nil
 	})
 	// deduplication by payload digest across URLs: --dedup-index, and

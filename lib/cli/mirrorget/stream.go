@@ -136,8 +136,12 @@ func (s *stream) write(cp *crawl.Capture) error {
 		req.Block = ctxReader{s.ctx, req.Block}
 		resp.Block = ctxReader{s.ctx, resp.Block}
 	}
+	var extra []*record.Record
+	if s.ww != nil {
+		extra = renderRecords(cp, resp.ID())
+	}
 	s.out.armed = s.file != nil
-	err := s.writeRecords(req, resp)
+	err := s.writeRecords(req, resp, extra...)
 	s.out.armed = false
 	if err != nil && s.ctx.Err() != nil {
 		// interrupted while written: dropped whole
@@ -154,7 +158,7 @@ func (s *stream) write(cp *crawl.Capture) error {
 	return err
 }
 
-func (s *stream) writeRecords(req, resp *record.Record) error {
+func (s *stream) writeRecords(req, resp *record.Record, extra ...*record.Record) error {
 	s.n++
 	if s.aw != nil {
 		if err := s.aw.WriteRecord(resp); err != nil {
@@ -174,6 +178,11 @@ func (s *stream) writeRecords(req, resp *record.Record) error {
 	}
 	if err := s.ww.WriteRecord(resp); err != nil {
 		return err
+	}
+	for _, r := range extra {
+		if err := s.ww.WriteRecord(r); err != nil {
+			return err
+		}
 	}
 	// out to the pipe as each fetch completes
 	return s.ww.Flush()
