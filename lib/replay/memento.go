@@ -67,7 +67,9 @@ func (h *timemapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	from, to, latest := "", "", false
 	if q := wbQuery.FindStringSubmatch(rest); q != nil {
-		from, to, rest = q[1], q[2], q[3]
+		// WbUrl's URL_QUERY: the final "*" dropped (the TimeMap's
+		// lookup stays exact)
+		from, to, rest = q[1], q[2], strings.TrimSuffix(q[3], "*")
 	} else if p := wbReplay.FindStringSubmatch(rest); p != nil {
 		from, rest = p[1], p[3]
 		latest = from == ""

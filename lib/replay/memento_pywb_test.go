@@ -116,6 +116,18 @@ func mementoCorpus(t testing.TB) []mementoReq {
 		add("/"+coll+"/timemap/foo/http://www.iana.org/", "")
 		add("/"+coll+"/timemap/cdxj/www.iana.org/*", "")
 		add("/"+coll+"/timemap/link/*.iana.org", "")
+		// URL forms: no scheme, slashes merged, https, fuzzy (a
+		// cache-busting query), a prefix
+		for _, u := range []string{"www.iana.org/", "http:/www.iana.org/", "https://www.iana.org/", "example.com/?example=1",
+			"http://www.iana.org/_css/2013.1/screen.css?v=3", "http://www.iana.org/?_=1234", "http://example.com/?example=1&cb=99",
+			"httpbin.org/anything/resource.json", "http://www.iana.org/_css/*"} {
+			for _, o := range []string{"link", "json"} {
+				add("/"+coll+"/timemap/"+o+"/"+u, "")
+			}
+			add("/"+coll+"/timemap/link/*/"+u, "")
+			add("/"+coll+"/id_/"+u, "")
+			add("/"+coll+"/id_/"+u, "Mon, 27 Jan 2014 17:12:00 GMT")
+		}
 		add("/"+coll+"/id_/http://www.iana.org/nothere", "Sun, 26 Jan 2014 20:08:00 GMT")
 		add("/"+coll+"/id_/http://example.com?example=1", "Fri, 03 Jan 2014 03:03:30 GMT")
 	}

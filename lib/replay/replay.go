@@ -84,7 +84,8 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if closest == "" {
 		closest = "now"
 	}
-	q := &query{params: map[string]string{"url": rq.url, "closest": closest, "sort": "closest", "limit": "100"}, now: h.s.Now, done: new([]func())}
+	// matchType=exact, as pywb's _do_req: a final "*" is no prefix here
+	q := &query{params: map[string]string{"url": rq.url, "closest": closest, "sort": "closest", "limit": "100", "matchType": "exact"}, now: h.s.Now, done: new([]func())}
 	defer func() {
 		for _, f := range *q.done {
 			f()
