@@ -95,47 +95,35 @@ func (h *timemapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if to != "" {
 		params["to"] = to
 	}
-	rec := &bufferedResponse{header: http.Header{}}
 	get := r.Clone(r.Context())
 	get.Method = http.MethodGet
-	h.cdx.serve(rec, get, coll, params, nil)
-	if rec.code == 0 {
-		rec.code = http.StatusOK
-	}
-	body := rec.body.Bytes()
-	hdr := w.Header()
-	hdr.Set("Content-Type", rec.header.Get("Content-Type"))
-	code := rec.code
-	if len(body) == 0 {
-		code = http.StatusNotFound
-	} else if code == http.StatusOK {
-		if output == "link" {
-			body = wrapTimemap(u, base+u, base+"timemap/link/"+u, body)
-		}
+	tw := &timemapWriter{w: w, header: http.Header{}, head: r.Method == http.MethodHead}
+	tw.first = func(hdr http.Header, p []byte) []byte {
 		hdr.Set("Link", mementoLinks(u, base, "", ""))
 		if latest {
 			hdr.Set("Vary", "accept-datetime")
 		}
+		if output == "link" {
+			return timemapHead(u, base+u, base+"timemap/link/"+u, p)
+		}
+		return nil
 	}
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(code)
-	if r.Method != http.MethodHead {
-		w.Write(body)
-	}
+	h.cdx.serve(tw, get, coll, params, nil)
+	tw.finish()
 }
 
 // findDatetime is pywb's FIND_DT.
 var findDatetime = regexp.MustCompile(`datetime="([^"]+)"`)
 
-// wrapTimemap is MementoUtils.wrap_timemap_header.
-func wrapTimemap(u, timegate, timemap string, mementos []byte) []byte {
+// timemapHead is what MementoUtils.wrap_timemap_header puts before the
+// mementos (first: the answer's first bytes, which hold its first line).
+func timemapHead(u, timegate, timemap string, first []byte) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "<%s>; rel=\"self\"; type=\"application/link-format\"", timemap)
-	if m := findDatetime.FindSubmatch(mementos); m != nil {
+	if m := findDatetime.FindSubmatch(first); m != nil {
 		fmt.Fprintf(&b, "; from=\"%s\"", m[1])
 	}
 	fmt.Fprintf(&b, ",\n<%s>; rel=\"timegate\",\n<%s>; rel=\"original\",\n", timegate, u)
-	b.Write(mementos)
 	return b.Bytes()
 }
 
@@ -153,25 +141,69 @@ func mementoLinks(u, base, ts, coll string) string {
 	return s
 }
 
-// bufferedResponse keeps an answer in memory (a TimeMap is the CDX API's
-// answer, rewrapped).
-type bufferedResponse struct {
-	header http.Header
-	code   int
-	body   bytes.Buffer
+// timemapWriter passes the CDX API's answer on as a TimeMap, streamed,
+// not kept: held until its first bytes (none: 404 with an empty body, as
+// pywb answers an empty TimeMap), then pywb's headers and, in link, its
+// three lines before the mementos. Another status (a bad output) is
+// passed on as it is.
+type timemapWriter struct {
+	w       http.ResponseWriter
+	header  http.Header // the CDX API's
+	code    int
+	started bool
+	head    bool // a HEAD request: no body
+	// first sets the headers of a 200 and returns what goes before the
+	// answer's bytes (p: the first ones, at least its first line)
+	first func(hdr http.Header, p []byte) []byte
 }
 
-func (b *bufferedResponse) Header() http.Header { return b.header }
-func (b *bufferedResponse) WriteHeader(code int) {
-	if b.code == 0 {
-		b.code = code
+func (t *timemapWriter) Header() http.Header { return t.header }
+
+func (t *timemapWriter) WriteHeader(code int) {
+	if t.code == 0 {
+		t.code = code
 	}
 }
-func (b *bufferedResponse) Write(p []byte) (int, error) {
-	if b.code == 0 {
-		b.code = http.StatusOK
+
+func (t *timemapWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
 	}
-	return b.body.Write(p)
+	if t.code == 0 {
+		t.code = http.StatusOK
+	}
+	if !t.started {
+		t.started = true
+		hdr := t.w.Header()
+		hdr.Set("Content-Type", t.header.Get("Content-Type"))
+		var prefix []byte
+		if t.code == http.StatusOK {
+			prefix = t.first(hdr, p)
+		} else if cl := t.header.Get("Content-Length"); cl != "" {
+			hdr.Set("Content-Length", cl)
+		}
+		t.w.WriteHeader(t.code)
+		if !t.head && len(prefix) > 0 {
+			if _, err := t.w.Write(prefix); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if t.head {
+		return len(p), nil
+	}
+	return t.w.Write(p)
+}
+
+// finish answers 404 with an empty body when nothing was written.
+func (t *timemapWriter) finish() {
+	if t.started {
+		return
+	}
+	hdr := t.w.Header()
+	hdr.Set("Content-Type", t.header.Get("Content-Type"))
+	hdr.Set("Content-Length", "0")
+	t.w.WriteHeader(http.StatusNotFound)
 }
 
 var (

@@ -219,3 +219,61 @@ for line in sys.stdin:
 	}
 	t.Logf("%d Accept-Datetime values, %d read alike", len(cs), ok)
 }
+
+// TestMementoHostile: huge or odd Accept-Datetime values, huge and
+// traversing URLs, HEAD, unknown collections and "all" on the Memento
+// routes: pywb's statuses, no panic, nothing read outside the archive.
+func TestMementoHostile(t *testing.T) {
+	ts := sampleServer(t)
+	base := ts.URL
+	huge := strings.Repeat("Sun, 26 Jan 2014 20:08:00 GMT ", 1<<15) // ~1 MB
+	for _, c := range []struct {
+		path, ad string
+		code     int
+	}{
+		// parsedate reads the first five words and ignores the rest
+		{"/pywb/id_/http://www.iana.org/", huge, 307},
+		{"/pywb/timemap/link/http://www.iana.org/", huge, 200},
+		{"/pywb/id_/http://www.iana.org/", strings.Repeat("1", 1<<20), 400},
+		{"/pywb/id_/http://www.iana.org/", "Sun, 26 Jan 99999999999999999999999 20:08:00 GMT", 400},
+		{"/pywb/id_/http://www.iana.org/", "Sun, 26 Jan 2014 20:08:00:00:00 GMT", 400},
+		{"/pywb/id_/http://www.iana.org/", "\xff\xfe", 400},
+		{"/pywb/id_/http://example.com/" + strings.Repeat("a", MaxURL), "", 400},
+		{"/pywb/timemap/link/http://example.com/" + strings.Repeat("a", MaxURL), "", 400},
+		{"/pywb/timemap/link/../../../../etc/passwd", "", 404},
+		{"/pywb/id_/../../../../etc/passwd", "", 404},
+		{"/pywb/timemap/link/file:///etc/passwd", "", 404},
+		{"/../timemap/link/http://www.iana.org/", "", 404},
+		{"/nosuch/timemap/link/http://www.iana.org/", "", 404},
+		{"/nosuch/id_/http://www.iana.org/", "", 404},
+		{"/all/timemap/link/http://www.iana.org/", "", 200},
+		{"/all/id_/http://www.iana.org/", "Sun, 26 Jan 2014 20:08:00 GMT", 307},
+		{"/pywb/timemap/link/http://www.iana.org/", "Sun, 26 Jan 2014 20:08:00 GMT", 200},
+	} {
+		resp, body := mementoGet(t, base, c.path, c.ad)
+		if resp.StatusCode != c.code {
+			t.Errorf("%.80s [%.40q]: %d, want %d: %.200s", c.path, c.ad, resp.StatusCode, c.code, body)
+		}
+		if strings.Contains(body, "root:") {
+			t.Errorf("%.80s: %.200s", c.path, body)
+		}
+	}
+	// /all: each memento names its collection
+	_, body := mementoGet(t, base, "/all/timemap/link/http://www.iana.org/", "")
+	for _, coll := range []string{"pywb", "cdxj", "zip"} {
+		if !strings.Contains(body, `mp_/http://www.iana.org/>; rel="memento"; datetime="Sun, 26 Jan 2014 20:06:24 GMT"; collection="`+coll+`"`) {
+			t.Errorf("/all: no memento of %s: %s", coll, body)
+		}
+	}
+	// HEAD: the TimeMap's status and headers, no body
+	req, _ := http.NewRequest(http.MethodHead, base+"/pywb/timemap/link/http://www.iana.org/", nil)
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/link-format" || resp.Header.Get("Vary") != "accept-datetime" || len(b) != 0 {
+		t.Errorf("HEAD: %d %v %q", resp.StatusCode, resp.Header, b)
+	}
+}
