@@ -73,8 +73,8 @@ Options:
   --tags T              M/Tags (semicolon-separated)
   --illustration PNG    the 48x48 illustration (scaled when another size;
                         default: one drawn from the title)
-  --compression C       zstd (default) or xz, for text; images, video and
-                        other compressed types are stored
+  --compression C       zstd (default), xz or none, for text; images, video
+                        and other compressed types are stored
   --level N             zstd 1-22 (default 19) or xz 0-9 (default 6)
   --cluster-size SIZE   cluster size (default 2M)
   --workers N           clusters compressed at once (default: CPUs)
