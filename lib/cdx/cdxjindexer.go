@@ -62,9 +62,9 @@ func AppendCdxjIndexer(dst []byte, e *Entry, plainARC bool) []byte {
 			dst = append(dst, ", "...)
 		}
 		n++
-		dst = appendPyJSON(dst, k)
+		dst = AppendPyJSON(dst, k)
 		dst = append(dst, ": "...)
-		dst = appendPyJSON(dst, v)
+		dst = AppendPyJSON(dst, v)
 	}
 	if _, ok := e.Get(FieldURL); ok {
 		field(FieldURL, url)
@@ -134,12 +134,12 @@ func isPySpace(r rune) bool {
 	return r >= 0x2000 && r <= 0x200a
 }
 
-// appendPyJSON appends s as Python's json.dumps writes a str with
+// AppendPyJSON appends s as Python's json.dumps writes a str with
 // ensure_ascii: \" \\ \n \r \t \b \f, every other character outside " " to
 // "~" as \uXXXX (lower-case hex; surrogate pairs beyond the BMP). A byte
 // that is not UTF-8 counts as the Latin-1 character of that value (warcio
 // decodes such header lines as Latin-1).
-func appendPyJSON(dst []byte, s string) []byte {
+func AppendPyJSON(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	u := func(c rune) {
 		dst = append(dst, '\\', 'u', hex[c>>12&15], hex[c>>8&15], hex[c>>4&15], hex[c&15])

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/arcport/arcport/lib/cdx"
 )
 
 // Field names of pywb's CDXObject.
@@ -256,7 +258,7 @@ func (c *cdxObj) appendJSONObj(dst []byte, fields []string, from int) []byte {
 			dst = append(dst, ", "...)
 		}
 		n++
-		dst = appendPyString(dst, k)
+		dst = cdx.AppendPyJSON(dst, k)
 		dst = append(dst, ": "...)
 		dst = v.appendJSON(dst)
 	}
@@ -365,7 +367,7 @@ func (c *cdxObj) appendJSONAll(dst []byte) []byte {
 		if i > 0 {
 			dst = append(dst, ", "...)
 		}
-		dst = appendPyString(dst, k)
+		dst = cdx.AppendPyJSON(dst, k)
 		dst = append(dst, ": "...)
 		dst = c.vals[i].appendJSON(dst)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+
+	"github.com/arcport/arcport/lib/cdx"
 )
 
 // cdxError is pywb's CDXException: a 400 with its message.
@@ -25,7 +27,7 @@ func (e *badRequest) Error() string { return e.msg }
 
 // jsonError answers as pywb's warcserver does: {"message": ...}.
 func jsonError(w http.ResponseWriter, code int, msg string) {
-	b := appendPyString([]byte(`{"message": `), msg)
+	b := cdx.AppendPyJSON([]byte(`{"message": `), msg)
 	b = append(b, '}')
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Length", fmt.Sprint(len(b)))

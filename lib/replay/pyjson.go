@@ -6,50 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-)
 
-// appendPyString appends s as Python's json.dumps writes a str
-// (ensure_ascii: every character outside printable ASCII as \uXXXX,
-// surrogate pairs above U+FFFF).
-func appendPyString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	u := func(c rune) {
-		dst = append(dst, '\\', 'u', hex[c>>12&15], hex[c>>8&15], hex[c>>4&15], hex[c&15])
-	}
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			r = rune(s[i])
-		}
-		i += size
-		switch {
-		case r == '"':
-			dst = append(dst, '\\', '"')
-		case r == '\\':
-			dst = append(dst, '\\', '\\')
-		case r == '\n':
-			dst = append(dst, '\\', 'n')
-		case r == '\r':
-			dst = append(dst, '\\', 'r')
-		case r == '\t':
-			dst = append(dst, '\\', 't')
-		case r == '\b':
-			dst = append(dst, '\\', 'b')
-		case r == '\f':
-			dst = append(dst, '\\', 'f')
-		case r >= ' ' && r <= '~':
-			dst = append(dst, byte(r))
-		case r > 0xffff:
-			r -= 0x10000
-			u(0xd800 + r>>10)
-			u(0xdc00 + r&0x3ff)
-		default:
-			u(r)
-		}
-	}
-	return append(dst, '"')
-}
+	"github.com/arcport/arcport/lib/cdx"
+)
 
 // pyVal is a value of a CDX object: a string, or (raw) the JSON text of
 // another JSON value as Python's json.dumps writes it.
@@ -65,7 +24,7 @@ func (v pyVal) appendJSON(dst []byte) []byte {
 	if v.raw {
 		return append(dst, v.s...)
 	}
-	return appendPyString(dst, v.s)
+	return cdx.AppendPyJSON(dst, v.s)
 }
 
 // String is Python's str() of the value.
@@ -107,7 +66,7 @@ func appendPyAny(dst []byte, v any) []byte {
 	case json.Number:
 		return append(dst, x...)
 	case string:
-		return appendPyString(dst, x)
+		return cdx.AppendPyJSON(dst, x)
 	case []any:
 		dst = append(dst, '[')
 		for i, e := range x {
@@ -126,7 +85,7 @@ func appendPyAny(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ", "...)
 			}
-			dst = appendPyString(dst, k)
+			dst = cdx.AppendPyJSON(dst, k)
 			dst = append(dst, ": "...)
 			dst = appendPyAny(dst, e)
 			i++
