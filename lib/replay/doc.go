@@ -7,7 +7,8 @@
 // (archived status, headers and payload; revisits resolved; 307 to the
 // exact time-stamp), and Memento (RFC 7089): the headers of a memento,
 // the TimeGate at /COLL/id_/URL and the TimeMaps at
-// /COLL/timemap/{link,json,cdxj}/URL.
+// /COLL/timemap/{link,json,cdxj}/URL; a WACZ collection's file at
+// /COLL/file/NAME.wacz (HEAD, Range, CORS: for ReplayWeb.page).
 //
 // It follows pywb 2.10.0 (pywb/warcserver/index: query.py, cdxops.py,
 // cdxobject.py, aggregator.py, zipnum.py, fuzzymatcher.py;
@@ -24,7 +25,8 @@
 // (surt.Key).
 //
 // Files, from the top: routes.go (the routes) -> replay.go (id_ replay),
-// memento.go (TimeGate, TimeMaps, Accept-Datetime) -> cdxapi.go (the CDX
+// memento.go (TimeGate, TimeMaps, Accept-Datetime), waczfile.go (the
+// WACZ file) -> cdxapi.go (the CDX
 // API) -> archive.go (records read in place),
 // server.go -> collection.go (what a SRC is) -> warcfolder.go (WARC
 // folders indexed into a cache) -> dirsource.go (folders of index files)

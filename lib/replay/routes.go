@@ -43,6 +43,7 @@ func NewServer(colls ...*Collection) (*Server, error) {
 		w.Write([]byte("ok\n"))
 	})
 	mux.Handle("GET /{coll}/cdx", cdxh)
+	mux.HandleFunc("/{coll}/file/{name}", s.serveWACZFile)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -52,7 +53,13 @@ func NewServer(colls ...*Collection) (*Server, error) {
 		if r.URL.Path == "/" {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			for _, n := range s.names {
-				fmt.Fprintf(w, "%s\t%s\t%s\n", n, s.colls[n].Kind, s.colls[n].Source)
+				c := s.colls[n]
+				if f := c.FileURL(); f != "" {
+					// a WACZ: where its file is served
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", n, c.Kind, c.Source, f)
+					continue
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\n", n, c.Kind, c.Source)
 			}
 			return
 		}

@@ -14,6 +14,7 @@ import (
 //	GET /COLL/TSid_/URL       a capture's payload as archived
 //	GET /COLL/id_/URL         the Memento TimeGate (Accept-Datetime)
 //	GET /COLL/timemap/OUT/URL a Memento TimeMap (link, json, cdxj)
+//	GET /COLL/file/NAME.wacz  a WACZ collection's file (HEAD, Range, CORS)
 //
 // Each route is its own http.Handler on an http.ServeMux.
 type Server struct {

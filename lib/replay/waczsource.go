@@ -21,9 +21,10 @@ import (
 // waczSource is a WACZ served in place: its index (a ZipNum idx, or
 // CDXJ files, warcio.js keys) and its archive/ entries, read by ranges.
 type waczSource struct {
-	r   *wacz.Reader
-	zd  *zipData
-	src indexSource
+	r    *wacz.Reader
+	zd   *zipData
+	src  indexSource
+	file waczFileInfo // the file route (waczfile.go)
 }
 
 func (w *waczSource) load(q *query) (iterFunc, error) { return w.src.load(q) }
@@ -36,6 +37,7 @@ func openWACZ(ctx context.Context, st *store.Store, src string) (*waczSource, er
 	var r *wacz.Reader
 	var ra io.ReaderAt
 	var size int64
+	fi := waczFileInfo{name: waczBaseName(src)}
 	if store.IsRemote(src) {
 		f, err := st.OpenAt(ctx, src)
 		if err != nil {
@@ -45,6 +47,7 @@ func openWACZ(ctx context.Context, st *store.Store, src string) (*waczSource, er
 			return nil, err
 		}
 		ra, size = f, f.Size()
+		fi.etag = quoteETag(f.ETag())
 	} else {
 		f, err := os.Open(src)
 		if err != nil {
@@ -59,8 +62,9 @@ func openWACZ(ctx context.Context, st *store.Store, src string) (*waczSource, er
 			return nil, err
 		}
 		ra, size = f, st.Size()
+		fi.modTime, fi.etag = st.ModTime(), localETag(st.Size(), st.ModTime())
 	}
-	w := &waczSource{r: r, zd: &zipData{ra: ra, size: size}}
+	w := &waczSource{r: r, zd: &zipData{ra: ra, size: size}, file: fi}
 	var kids []namedSource
 	var idx []string
 	for _, n := range r.IndexFiles() {
