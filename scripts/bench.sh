@@ -591,9 +591,11 @@ bench_zimdump() {
 # zimwrite: the ZIM of the zimdump section dumped by openzim's zimdump
 # (ZIM_ARTICLES HTML articles without extension, 10% PNG images, redirects
 # as HTML files), plus a 48x48 illustration, packed again by both writers
-# with zstd and the same main page and metadata. zimwriterfs runs with -j:
-# no Xapian full-text index (zimdump create makes none). Both outputs must
-# hold the same number of entries; zimcheck -A must pass on ours.
+# with zstd and the same main page and metadata. Two rows: without search
+# indexes (zimdump create --no-index vs zimwriterfs -j), and with them
+# (zimdump create's default vs zimwriterfs's default, both writing
+# X/fulltext/xapian and X/title/xapian; issue 27's target). Both outputs
+# must hold the same number of entries; zimcheck -A must pass on ours.
 bench_zimwrite() {
   need_bin zimdump || return 1
   [ -x "$OPENZIM" ] || { log "$OPENZIM missing: apt install zim-tools"; return 1; }
@@ -615,8 +617,17 @@ open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(
   local files input meta="-l eng -t bench -d bench -c arcport -p arcport"
   files=$(find "$dir" -type f | wc -l)
   input="folder of $files files, $(du -sm "$dir" | cut -f1) MiB"
-  local ours="$B/zimdump create -q -o $R/zimwrite-ours.zim --main-page A/Article_0 --illustration $dir/illustration.png --language eng --title bench --description bench --creator arcport --publisher arcport $dir"
+  local ours="$B/zimdump create -q --no-index -o $R/zimwrite-ours.zim --main-page A/Article_0 --illustration $dir/illustration.png --language eng --title bench --description bench --creator arcport --publisher arcport $dir"
   local peer="rm -f $R/zimwrite-peer.zim; zimwriterfs -j -w A/Article_0 -I illustration.png $meta $dir $R/zimwrite-peer.zim"
+  bench_zimwrite_row "zimdump create --no-index vs zimwriterfs -j" "$ours" "$peer" "$input"
+  ours=${ours/ --no-index/}
+  peer=${peer/zimwriterfs -j /zimwriterfs }
+  bench_zimwrite_row "zimdump create vs zimwriterfs (search indexes)" "$ours" "$peer" "$input"
+}
+
+# bench_zimwrite_row NAME OURS PEER INPUT: one zimwrite row.
+bench_zimwrite_row() {
+  local name=$1 ours=$2 peer=$3 input=$4
   bench_pair zimwrite "$ours" zimwriterfs "$peer"
   local n1 n2 ok=yes check=pass
   n1=$("$OPENZIM" info "$R/zimwrite-ours.zim" | sed -n 's/^count-entries: //p')
@@ -625,7 +636,7 @@ open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(
   if have zimcheck && ! zimcheck -A "$R/zimwrite-ours.zim" >"$R/zimcheck.log" 2>&1; then
     ok=no check="FAIL (see $R/zimcheck.log)"
   fi
-  add_row "zimdump create vs zimwriterfs -j" "$input" zimwrite "$ours" zimwriterfs "$peer" 0.5 "$ok" \
+  add_row "$name" "$input" zimwrite "$ours" zimwriterfs "$peer" 0.5 "$ok" \
     "entries: arcport $n1, zimwriterfs $n2; sizes: arcport $(mib "$(stat -c %s "$R/zimwrite-ours.zim")") MiB, zimwriterfs $(mib "$(stat -c %s "$R/zimwrite-peer.zim")") MiB (zstd: klauspost best vs libzim level 19); zimcheck -A on arcport's: $check"
   rm -f "$R/zimwrite-ours.zim" "$R/zimwrite-peer.zim"
 }
