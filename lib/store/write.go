@@ -81,12 +81,20 @@ func (w *stdWriter) Abort() error {
 }
 
 type localWriter struct {
-	name string
-	f    *os.File
-	done bool
+	name   string
+	f      *os.File
+	done   bool
+	direct bool // a device, FIFO or socket (/dev/null): written in place, never renamed over
 }
 
 func createLocal(name string) (*localWriter, error) {
+	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		f, err := os.OpenFile(name, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, &Error{Op: "create", URL: name, Err: err}
+		}
+		return &localWriter{name: name, f: f, direct: true}, nil
+	}
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
 		// name the output, not the temporary file
@@ -111,6 +119,12 @@ func (w *localWriter) Commit() error {
 		return ErrClosed
 	}
 	w.done = true
+	if w.direct {
+		if err := w.f.Close(); err != nil {
+			return &Error{Op: "commit", URL: w.name, Err: err}
+		}
+		return nil
+	}
 	tmp := w.f.Name()
 	err := w.f.Chmod(0o644)
 	if err == nil {
@@ -134,5 +148,8 @@ func (w *localWriter) Abort() error {
 	}
 	w.done = true
 	w.f.Close()
+	if w.direct {
+		return nil
+	}
 	return os.Remove(w.f.Name())
 }

@@ -263,6 +263,7 @@ type AtomicFile struct {
 	final   string
 	done    bool
 	unnamed bool // O_TMPFILE: named only by Commit, just before the rename
+	direct  bool // the target is a device, FIFO or socket: written in place, never renamed over
 	dirty   int  // bytes written since the last startWriteback
 }
 
@@ -284,7 +285,18 @@ func (a *AtomicFile) Write(p []byte) (int, error) {
 
 // CreateAtomic creates a temporary file in the directory of path. It also
 // removes the temporary file if the process gets SIGINT or SIGTERM.
+//
+// A target that exists and is not a regular file or a folder (/dev/null,
+// /dev/stdout, a FIFO, a socket) is opened and written in place: a
+// rename would replace the device node with a regular file.
 func CreateAtomic(path string) (*AtomicFile, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &AtomicFile{File: f, final: path, direct: true}, nil
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -332,6 +344,9 @@ func (a *AtomicFile) Commit() error {
 		return nil
 	}
 	a.done = true
+	if a.direct {
+		return a.File.Close()
+	}
 	name := a.File.Name()
 	if a.unnamed {
 		if err := a.File.Sync(); err != nil {
@@ -401,8 +416,8 @@ func (a *AtomicFile) Abort() {
 	}
 	a.done = true
 	a.File.Close()
-	if a.unnamed {
-		return // it never had a name
+	if a.unnamed || a.direct {
+		return // it never had a name, or the name is the device's own
 	}
 	os.Remove(a.File.Name())
 	unregisterCleanup(a.File.Name())
