@@ -1029,6 +1029,15 @@ HEAD
   log "wrote $BENCH_DOC"
 }
 
+# Further sections live in scripts/bench.d/NAME.sh, one file per section:
+# each defines bench_NAME and appends NAME to SECTIONS (or not, for a
+# section run only when named).
+for f in "$(dirname "${BASH_SOURCE[0]}")"/bench.d/*.sh; do
+  [ -e "$f" ] || continue
+  # shellcheck source=/dev/null
+  . "$f"
+done
+
 main() {
   local s status=0 first
   [ $# -gt 0 ] || set -- "${SECTIONS[@]}"

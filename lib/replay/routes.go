@@ -17,6 +17,10 @@ func NewServer(colls ...*Collection) (*Server, error) {
 	// /COLL/TSid_/URL is matched on the raw request target, before
 	// ServeMux, which would clean the URL's "//"
 	s.routes = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// the web pages for people (ui.go) take their raw targets first
+		if s.uiRaw(w, r) {
+			return
+		}
 		if _, ok := parseReplay(r.RequestURI); ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			replay.ServeHTTP(w, r)
 			return
@@ -43,6 +47,7 @@ func NewServer(colls ...*Collection) (*Server, error) {
 		w.Write([]byte("ok\n"))
 	})
 	mux.Handle("GET /{coll}/cdx", cdxh)
+	s.uiRoutes(mux)
 	mux.HandleFunc("/{coll}/file/{name}", s.serveWACZFile)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
