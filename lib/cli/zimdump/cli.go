@@ -115,6 +115,8 @@ func App(w io.Writer) *cli.App {
 			"zimdump warc [-o FILE] [--plain] [--spool-max=SIZE] <file>\n" +
 			"zimdump create -o FILE.zim [options] INPUT\n" +
 			"zimdump search [--limit=N] <file> QUERY...\n" +
+			"zimdump index [--language=L] [--force] [-q] <file> -o NEW.zim\n" +
+			"zimdump suggest [--limit=N] <file> QUERY...\n" +
 			"zimdump completion bash|zsh|fish\n" +
 			"zimdump -h | --help\nzimdump --version",
 		Description: "The list, dump, show and info commands print what openzim's zimdump 3.1.3 prints, byte for byte, " +
@@ -148,7 +150,18 @@ func App(w io.Writer) *cli.App {
 	search := &cli.Command{Name: "search", Usage: "search the full-text index: the pages found, best first (path, tab, title), as libzim's Searcher ranks them",
 		ArgsUsage: "<file> QUERY...", UsageText: "zimdump search [--limit=N] <file> QUERY...", HideHelp: true,
 		Flags: []cli.Flag{&cli.StringFlag{Name: "limit", Usage: "at most `N` results (0: all)", Value: "10"}}}
-	app.Commands = append(app.Commands, create, search, &cli.Command{
+	index := &cli.Command{Name: "index", Usage: "copy a ZIM with new full-text and title search indexes (its clusters as they are)",
+		ArgsUsage: "<file>", UsageText: "zimdump index [--language=L] [--force] [-q] <file> -o NEW.zim", HideHelp: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the ZIM `FILE` to write (required; s3:// works); written under a temporary name and renamed when complete"},
+			&cli.StringFlag{Name: "language", Usage: "the language words are stemmed in, ISO 639-3 `L` (default: M/Language, else eng)"},
+			&cli.BoolFlag{Name: "force", Usage: "replace the indexes the ZIM already has (else such a ZIM is refused)", DisableDefaultText: true},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no notes on stderr", DisableDefaultText: true},
+		}}
+	suggest := &cli.Command{Name: "suggest", Usage: "title suggestions from the title index, as libzim's SuggestionSearcher gives them (path, tab, title)",
+		ArgsUsage: "<file> QUERY...", UsageText: "zimdump suggest [--limit=N] <file> QUERY...", HideHelp: true,
+		Flags: []cli.Flag{&cli.StringFlag{Name: "limit", Usage: "at most `N` suggestions (0: all)", Value: "10"}}}
+	app.Commands = append(app.Commands, create, search, index, suggest, &cli.Command{
 		Name:      "completion",
 		Usage:     "print the shell completion script for bash, zsh or fish (bash: source <(zimdump completion bash))",
 		UsageText: "zimdump completion bash|zsh|fish",

@@ -64,6 +64,10 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		// not an openzim command (search.go)
 		return runSearch(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && (args[0] == "index" || args[0] == "suggest") {
+		// not openzim commands (index.go, suggest.go)
+		return map[string]func([]string, io.Writer, io.Writer) int{"index": runIndex, "suggest": runSuggest}[args[0]](args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "warc" && isBatch(args[1:]) {
 		// not openzim's: arcport's conventions (docs/batch.md)
 		return runWarcBatch(args[1:], stdout, stderr)
