@@ -13,10 +13,16 @@ import (
 	"github.com/arcport/arcport/lib/record"
 )
 
-// replayPath is /COLL/TSid_/URL in the request's raw target: a time-stamp
-// of 1 to 14 digits (a prefix, as pywb takes it) and the id_ modifier.
-// An empty time-stamp is the TimeGate (memento.go).
-var replayPath = regexp.MustCompile(`^/([^/?#]+)/([0-9]{0,14})id_/(.+)$`)
+// replayPath is /COLL/TS{mod}/URL in the request's raw target: a
+// time-stamp of 0 to 14 digits (a prefix, as pywb takes it) and the id_
+// modifier or one of rewrite.go's; an empty time-stamp is the TimeGate
+// (memento.go). framePath is the top frame, /COLL/TS/URL (frame.go), and
+// frameLatest /COLL/URL for a URL with its scheme.
+var (
+	replayPath  = regexp.MustCompile(`^/([^/?#]+)/([0-9]{0,14})(id_|mp_|js_|cs_|im_|oe_|if_|fr_)/(.+)$`)
+	framePath   = regexp.MustCompile(`^/([^/?#]+)/([0-9]{1,14})/(.+)$`)
+	frameLatest = regexp.MustCompile(`^/([^/?#]+)/((?i:https?):/.*)$`)
+)
 
 // headerRules are pywb's DefaultHeaderRewriter rules for id_ (no URL or
 // content rewriting): these archived headers are renamed
@@ -43,20 +49,26 @@ const origPrefix = "X-Archive-Orig-"
 // payload.
 type replayHandler struct{ s *Server }
 
-// replayRequest is a parsed /COLL/TSid_/URL.
+// replayRequest is a parsed /COLL/TS{mod}/URL.
 type replayRequest struct {
 	coll, ts, url string
+	mod           string // "id_", a rewriting modifier, "" for the top frame
 }
 
 // parseReplay reads the raw request target (the URL as the client sent
 // it, query included: ServeMux would clean "http://" to "http:/").
 func parseReplay(target string) (replayRequest, bool) {
-	m := replayPath.FindStringSubmatch(target)
-	if m == nil {
-		return replayRequest{}, false
-	}
 	// a client or proxy may have merged the slashes of the scheme
-	return replayRequest{coll: m[1], ts: m[2], url: fixScheme(m[3])}, true
+	if m := replayPath.FindStringSubmatch(target); m != nil {
+		return replayRequest{coll: m[1], ts: m[2], mod: m[3], url: fixScheme(m[4])}, true
+	}
+	if m := framePath.FindStringSubmatch(target); m != nil {
+		return replayRequest{coll: m[1], ts: m[2], url: fixScheme(m[3])}, true
+	}
+	if m := frameLatest.FindStringSubmatch(target); m != nil {
+		return replayRequest{coll: m[1], url: fixScheme(m[2])}, true
+	}
+	return replayRequest{}, false
 }
 
 func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -67,7 +79,7 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	src, ok := h.s.source(rq.coll)
 	if !ok {
-		jsonError(w, http.StatusNotFound, "No such collection: "+rq.coll)
+		notFound(w, r, rq, nil, "No such collection: "+rq.coll)
 		return
 	}
 	// no time-stamp: the TimeGate, at Accept-Datetime or the latest
@@ -158,10 +170,18 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			redirectTo(w, r, rq, c.gets(fTimestamp), target)
 			return
 		}
-		h.answer(w, r, rq, c, l)
+		switch rq.mod {
+		case "id_":
+			h.answer(w, r, rq, c, l)
+		case "":
+			l.Close()
+			h.frame(w, r, rq, src, c, target)
+		default:
+			h.answerRewritten(w, r, rq, c, l, target)
+		}
 		return
 	}
-	jsonError(w, http.StatusNotFound, "No Captures found for: "+rq.url)
+	notFound(w, r, rq, src, "No Captures found for: "+rq.url)
 }
 
 // redirectTo answers 307 to /COLL/TSid_/URL, Link: <URL>; rel="original".
@@ -171,7 +191,11 @@ func redirectTo(w http.ResponseWriter, r *http.Request, rq replayRequest, ts, u 
 
 // redirectLink answers 307 to /COLL/TSid_/URL with a Link header.
 func redirectLink(w http.ResponseWriter, r *http.Request, rq replayRequest, ts, u, link string) {
-	w.Header().Set("Location", baseURL(r)+"/"+rq.coll+"/"+ts+"id_/"+u)
+	loc := baseURL(r) + "/" + rq.coll + "/" + ts + rq.mod + "/" + u
+	if ts == "" && rq.mod == "" {
+		loc = baseURL(r) + "/" + rq.coll + "/" + u // the top frame, latest
+	}
+	w.Header().Set("Location", loc)
 	w.Header()["Link"] = []string{link}
 	w.WriteHeader(http.StatusTemporaryRedirect)
 }
@@ -442,11 +466,7 @@ func (h *replayHandler) answer(w http.ResponseWriter, r *http.Request, rq replay
 		w.WriteHeader(code)
 		return
 	}
-	w.WriteHeader(code)
-	if r.Method == http.MethodHead {
-		return
-	}
-	io.Copy(w, l.body)
+	writeBody(w, r, code, l.body, l.size, false)
 }
 
 // validHeaderName reports whether a header name can be sent (an RFC 9110

@@ -68,6 +68,9 @@ func NewServer(colls ...*Collection) (*Server, error) {
 			}
 			return
 		}
+		if s.refererFallback(w, r) {
+			return
+		}
 		jsonError(w, http.StatusNotFound, "No Resource Found")
 	})
 	return s, nil
