@@ -1,0 +1,422 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/arcport/arcport/lib/wacz"
+)
+
+// --- what the pages show of a collection -----------------------------------
+
+// collInfo is what the pages show of a collection besides its captures:
+// a WACZ's title, description and page count.
+type collInfo struct {
+	title, desc string
+	pages       int64
+	hasPages    bool
+	hasText     bool
+}
+
+// collStats are a collection's counts, made in the background once and
+// again when older than countFresh (a folder of WARCs: warcFolderFresh).
+type collStats struct {
+	mu      sync.Mutex
+	running bool
+	done    bool
+	at      time.Time
+	wait    chan struct{} // closed when the running count ends
+	n       atomic.Int64
+	info    collInfo
+	infoAt  time.Time
+}
+
+const (
+	countFresh      = 10 * time.Minute
+	warcFolderFresh = 30 * time.Second
+	countMax        = 200_000_000
+)
+
+// uiStats holds the counts per collection.
+var uiStats sync.Map // *Collection -> *collStats
+
+func statsOf(c *Collection) *collStats {
+	v, _ := uiStats.LoadOrStore(c, &collStats{})
+	return v.(*collStats)
+}
+
+// captureCount returns the collection's capture count, waiting for it
+// until deadline; done is false when the count is not finished (n is then
+// what has been counted so far).
+func (c *Collection) captureCount(deadline time.Time) (n int64, done bool) {
+	st := statsOf(c)
+	st.mu.Lock()
+	fresh := countFresh
+	if c.Kind == "warc-folder" {
+		fresh = warcFolderFresh
+	}
+	if !st.running && (!st.done || time.Since(st.at) > fresh) {
+		st.running = true
+		st.wait = make(chan struct{})
+		go c.countAll(st)
+	}
+	wait, running, done := st.wait, st.running, st.done
+	st.mu.Unlock()
+	if running && !done {
+		select {
+		case <-wait:
+		case <-time.After(time.Until(deadline)):
+		}
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.n.Load(), st.done
+}
+
+// countAll counts the collection's captures: every index line that is a
+// capture (not a header or a !meta line).
+func (c *Collection) countAll(st *collStats) {
+	st.mu.Lock()
+	first := !st.done // the first count shows its progress
+	st.mu.Unlock()
+	var n int64
+	eachIndexLine(c.top(), "", "", countMax, func(*cdxObj) bool {
+		n++
+		if first && n%4096 == 0 {
+			st.n.Store(n)
+		}
+		return true
+	})
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.n.Store(n)
+	st.done, st.running, st.at = true, false, time.Now()
+	close(st.wait)
+}
+
+// info returns the collection's title, description and pages (a WACZ's),
+// read again after countFresh.
+func (c *Collection) info() collInfo {
+	st := statsOf(c)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.infoAt.IsZero() && time.Since(st.infoAt) < countFresh {
+		return st.info
+	}
+	var ci collInfo
+	if c.wacz != nil {
+		if dp, err := c.wacz.r.DataPackage(); err == nil {
+			ci.title, ci.desc = dp.Title, dp.Description
+		}
+		if f := c.wacz.r.File(wacz.PagesPath); f != nil {
+			ci.hasPages = true
+			eachPageLine(c.wacz, func(n int, line []byte) error {
+				if n == 1 && bytes.Contains(line, []byte(`"format"`)) {
+					ci.hasText = bytes.Contains(line, []byte(`"hasText":true`)) || bytes.Contains(line, []byte(`"hasText": true`))
+					return nil
+				}
+				ci.pages++
+				return nil
+			})
+		}
+	}
+	st.info, st.infoAt = ci, time.Now()
+	return ci
+}
+
+// --- index scans -------------------------------------------------------------
+
+// canonKey is how query.rangeFor caches a key range per canonicaliser.
+func canonKey(c canonFunc) uintptr { return reflect.ValueOf(c).Pointer() }
+
+// eachIndexLine calls fn with the capture lines of src in index order,
+// all of them when u is "" (every key range set to everything, every
+// ZipNum block on one page), else those matchType finds for u; it stops
+// after max lines or when fn returns false.
+func eachIndexLine(src indexSource, u, matchType string, max int64, fn func(*cdxObj) bool) error {
+	q := &query{params: map[string]string{"url": u, "matchType": matchType, "pageSize": "1000000000", "limit": strconv.FormatInt(max, 10)}, done: new([]func())}
+	defer func() {
+		for _, f := range *q.done {
+			f()
+		}
+	}()
+	var it iterFunc
+	var err error
+	if u == "" {
+		q.params["url"], q.params["matchType"] = "*", "prefix"
+		q.keys = map[uintptr][2]string{}
+		for _, c := range []canonFunc{pywbCanon, warcioCanon} {
+			q.keys[canonKey(c)] = [2]string{"", "\xff"}
+		}
+		it, err = src.load(q)
+	} else {
+		it, err = runQuery(src, q)
+	}
+	if err == errNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for n := int64(0); n < max; {
+		c, err := it()
+		if err != nil || c == nil {
+			return err
+		}
+		if c.idx || c.info {
+			continue
+		}
+		k := c.gets(fURLKey)
+		if k == "" || k[0] == '!' || k[0] == ' ' || c.gets(fTimestamp) == "" {
+			continue
+		}
+		n++
+		if !fn(c) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// eachPageLine calls fn with the lines of a WACZ's pages/pages.jsonl,
+// numbered from 1.
+func eachPageLine(w *waczSource, fn func(n int, line []byte) error) error {
+	f := w.r.File(wacz.PagesPath)
+	if f == nil {
+		return errNotFound
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	sc := bufio.NewScanner(rc)
+	sc.Buffer(make([]byte, 64<<10), wacz.MaxPagesLine)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if err := fn(n, line); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// --- / -------------------------------------------------------------------------
+
+type homeRow struct {
+	Name, Kind, Source, Title, File string
+	Count, Pages                    string
+	HasPages                        bool
+}
+
+func (s *Server) uiHome(w http.ResponseWriter, r *http.Request) {
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	data := struct {
+		uiBase
+		Colls    []homeRow
+		Total    string
+		Counting bool
+	}{uiBase: uiBase{Title: "Collections", Crumbs: []crumb{{"collections", ""}}}}
+	var total int64
+	all := true
+	for _, n := range s.names {
+		c := s.colls[n]
+		cnt, done := c.captureCount(deadline)
+		total += cnt
+		ci := c.info()
+		row := homeRow{Name: n, Kind: c.Kind, Source: redactSource(c.Source), Title: ci.title, File: c.FileURL(), Count: fmtCount(cnt), HasPages: ci.hasPages, Pages: fmtCount(ci.pages)}
+		if !done {
+			row.Count = "≥ " + row.Count
+			all = false
+			data.Counting = true
+		}
+		data.Colls = append(data.Colls, row)
+	}
+	if len(s.names) > 1 {
+		data.Total = fmtCount(total)
+		if !all {
+			data.Total = "≥ " + data.Total
+		}
+	}
+	uiRender(w, r, http.StatusOK, "home", data)
+}
+
+// --- /COLL/ ------------------------------------------------------------------
+
+type matchOption struct {
+	Value, Label string
+	On           bool
+}
+
+// urlRow is one URL found: its captures in the page's scan.
+type urlRow struct {
+	URL, Coll, MIME, Status      string
+	Count                        string
+	First, Last                  string
+	CalHref, FirstHref, LastHref string
+	n                            int64
+	key                          string
+}
+
+func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll string, q url.Values) {
+	u := strings.TrimSpace(q.Get("url"))
+	mt := q.Get("matchType")
+	if len(u) > MaxURL {
+		uiError(w, r, http.StatusBadRequest, "url of "+strconv.Itoa(len(u))+" bytes: at most "+strconv.Itoa(MaxURL))
+		return
+	}
+	// pywb's "*" forms
+	if mt == "" {
+		switch {
+		case strings.HasPrefix(u, "*."):
+			u, mt = u[2:], "domain"
+		case strings.HasSuffix(u, "*"):
+			u, mt = strings.TrimSuffix(u, "*"), "prefix"
+		default:
+			mt = "exact"
+		}
+	}
+	switch mt {
+	case "exact", "prefix", "host", "domain":
+	default:
+		uiError(w, r, http.StatusBadRequest, "matchType="+mt+": one of exact, prefix, host, domain")
+		return
+	}
+	page, ok := pageParam(w, r, q)
+	if !ok {
+		return
+	}
+	if u != "" && mt == "exact" {
+		// one URL: its calendar
+		uiRedirect(w, calHref(coll, "", fixScheme(u)))
+		return
+	}
+	src, _ := s.source(coll)
+	data := struct {
+		uiBase
+		Coll string
+		Info struct {
+			Title, Description, Kind, Source, Count, Pages string
+			HasPages                                       bool
+		}
+		URL        string
+		MatchType  string
+		MatchTypes []matchOption
+		Found      string
+		Rows       []*urlRow
+		Pager      pager
+		Cut        bool
+		Scanned    string
+	}{uiBase: uiBase{Title: coll, Crumbs: collCrumbs(coll)}, Coll: coll, URL: u, MatchType: mt}
+	for _, m := range [][2]string{{"exact", "exact URL"}, {"prefix", "URLs starting with"}, {"host", "host"}, {"domain", "domain and subdomains"}} {
+		data.MatchTypes = append(data.MatchTypes, matchOption{m[0], m[1], m[0] == mt})
+	}
+	deadline := time.Now().Add(time.Second)
+	if c := s.colls[coll]; c != nil {
+		ci := c.info()
+		n, done := c.captureCount(deadline)
+		data.Info.Title, data.Info.Description, data.Info.Kind, data.Info.Source = ci.title, ci.desc, c.Kind, redactSource(c.Source)
+		data.Info.HasPages, data.Info.Pages = ci.hasPages, fmtCount(ci.pages)
+		data.Info.Count = fmtCount(n)
+		if !done {
+			data.Info.Count = "≥ " + data.Info.Count
+		}
+	} else {
+		var total int64
+		data.Info.Kind = strconv.Itoa(len(s.names)) + " collections"
+		all := true
+		for _, n := range s.names {
+			c, done := s.colls[n].captureCount(deadline)
+			total += c
+			all = all && done
+		}
+		data.Info.Count = fmtCount(total)
+		if !all {
+			data.Info.Count = "≥ " + data.Info.Count
+		}
+	}
+	// the URLs of the page: consecutive captures of a key make a row
+	skip := (page - 1) * uiPageSize
+	var rows []*urlRow
+	more := false
+	var scanned int64
+	qu := u
+	if u != "" && !strings.Contains(u, "://") && mt == "prefix" {
+		qu = fixScheme(u)
+	}
+	err := eachIndexLine(src, qu, mt, uiScanMax, func(c *cdxObj) bool {
+		scanned++
+		key := c.gets(fURLKey)
+		if len(rows) > 0 && rows[len(rows)-1].key == key {
+			row := rows[len(rows)-1]
+			row.n++
+			ts, cu := c.gets(fTimestamp), c.gets(fURL)
+			row.Last, row.LastHref = ts, replayHref(row.Coll, ts, cu)
+			row.MIME, row.Status = c.gets(fMIME), c.gets(fStatus)
+			return true
+		}
+		if len(rows) == skip+uiPageSize {
+			more = true
+			return false
+		}
+		ts, cu := c.gets(fTimestamp), c.gets(fURL)
+		rc := coll
+		if coll == "all" {
+			rc = c.gets("source-coll")
+		}
+		rows = append(rows, &urlRow{URL: cu, key: key, n: 1, First: ts, FirstHref: replayHref(rc, ts, cu), CalHref: calHref(coll, "", cu), MIME: c.gets(fMIME), Status: c.gets(fStatus), Coll: rc})
+		return true
+	})
+	if err != nil {
+		code, msg := errorStatus(err)
+		uiError(w, r, code, msg)
+		return
+	}
+	data.Cut = scanned >= uiScanMax
+	data.Scanned = fmtCount(scanned)
+	if skip < len(rows) {
+		rows = rows[skip:]
+	} else {
+		rows = nil
+	}
+	for _, row := range rows {
+		row.Count = fmtCount(row.n)
+		row.First = fmtTS(row.First)
+		if row.n > 1 {
+			row.Last = fmtTS(row.Last)
+		} else {
+			row.Last, row.LastHref = "", ""
+		}
+		if coll != "all" {
+			row.Coll = ""
+		}
+	}
+	data.Rows = rows
+	n := (page-1)*uiPageSize + len(rows)
+	switch {
+	case more:
+		data.Found = "URLs " + fmtCount(int64((page-1)*uiPageSize+1)) + "–" + fmtCount(int64(n)) + " of more"
+	case page > 1:
+		data.Found = "URLs " + fmtCount(int64((page-1)*uiPageSize+1)) + "–" + fmtCount(int64(n))
+	default:
+		data.Found = fmtCount(int64(len(rows))) + " URL"
+		if len(rows) != 1 {
+			data.Found += "s"
+		}
+	}
+	data.Pager = makePager("/"+coll+"/", q, page, more)
+	uiRender(w, r, http.StatusOK, "collection", data)
+}

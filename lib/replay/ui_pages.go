@@ -1,0 +1,160 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/arcport/arcport/lib/wacz"
+)
+
+// snippet is the text around a search's match.
+type snippet struct{ Before, Match, After string }
+
+type pageRow struct {
+	Title, URL, When    string
+	ReplayHref, CalHref string
+	Snippet             *snippet
+}
+
+// uiMaxQuery bounds the words searched for in the pages.
+const uiMaxQuery = 1000
+
+// uiPages answers /COLL/pages: the pages of a WACZ's pages/pages.jsonl,
+// uiPageSize a page, those whose title, URL or text hold q (any case)
+// when q is given.
+func (s *Server) uiPages(w http.ResponseWriter, r *http.Request, coll string, q url.Values) {
+	c := s.colls[coll]
+	if c == nil || c.wacz == nil {
+		uiError(w, r, http.StatusNotFound, coll+": not a WACZ, no pages")
+		return
+	}
+	if c.wacz.r.File(wacz.PagesPath) == nil {
+		uiError(w, r, http.StatusNotFound, coll+": no pages/pages.jsonl in the WACZ")
+		return
+	}
+	needle := strings.TrimSpace(q.Get("q"))
+	if len(needle) > uiMaxQuery {
+		uiError(w, r, http.StatusBadRequest, fmt.Sprintf("q of %d bytes: at most %d", len(needle), uiMaxQuery))
+		return
+	}
+	page, ok := pageParam(w, r, q)
+	if !ok {
+		return
+	}
+	lower := strings.ToLower(needle)
+	skip := (page - 1) * uiPageSize
+	var rows []pageRow
+	total, matched := 0, 0
+	hasText := false
+	err := eachPageLine(c.wacz, func(n int, line []byte) error {
+		if n == 1 && strings.Contains(string(line), `"format"`) {
+			var h wacz.PagesHeader
+			if json.Unmarshal(line, &h) == nil {
+				hasText = h.HasText
+			}
+			return nil
+		}
+		var p wacz.Page
+		if err := json.Unmarshal(line, &p); err != nil {
+			return nil // a line that is not a page is passed over
+		}
+		total++
+		var sn *snippet
+		if needle != "" {
+			switch {
+			case strings.Contains(strings.ToLower(p.Title), lower), strings.Contains(strings.ToLower(p.URL), lower):
+			default:
+				i := indexFold(p.Text, lower)
+				if i < 0 {
+					return nil
+				}
+				sn = makeSnippet(p.Text, i, len(needle))
+			}
+		}
+		matched++
+		if matched <= skip || matched > skip+uiPageSize {
+			return nil
+		}
+		ts := pageTS(p.TS)
+		rows = append(rows, pageRow{Title: p.Title, URL: p.URL, When: fmtTS(ts), ReplayHref: replayHref(coll, ts, p.URL), CalHref: calHref(coll, "", p.URL), Snippet: sn})
+		return nil
+	})
+	if err != nil {
+		uiError(w, r, http.StatusInternalServerError, coll+": pages/pages.jsonl: "+err.Error())
+		return
+	}
+	data := struct {
+		uiBase
+		Coll, Q        string
+		Total, Matched int
+		HasText        bool
+		Rows           []pageRow
+		Pager          pager
+	}{uiBase: uiBase{Title: "Pages of " + coll, Crumbs: collCrumbs(coll, crumb{"pages", ""})}, Coll: coll, Q: needle, Total: total, Matched: matched, HasText: hasText, Rows: rows}
+	data.Pager = makePager("/"+coll+"/pages", q, page, matched > skip+uiPageSize)
+	uiRender(w, r, http.StatusOK, "pages", data)
+}
+
+// pageTS turns a page's ts (RFC 3339, or 14 digits) into a time-stamp.
+func pageTS(ts string) string {
+	if t, err := wacz.ParseTS(ts); err == nil {
+		return t.UTC().Format("20060102150405")
+	}
+	var b []byte
+	for i := 0; i < len(ts) && len(b) < 14; i++ {
+		if ts[i] >= '0' && ts[i] <= '9' {
+			b = append(b, ts[i])
+		}
+	}
+	return string(b)
+}
+
+// indexFold is the byte offset in s of lowerNeedle, any case (ASCII and
+// the simple Unicode folds that keep the length), or -1.
+func indexFold(s, lowerNeedle string) int {
+	if lowerNeedle == "" {
+		return -1
+	}
+	ls := strings.ToLower(s)
+	if len(ls) != len(s) {
+		// a fold changed the length: find it, place it roughly
+		i := strings.Index(ls, lowerNeedle)
+		if i > len(s) {
+			i = len(s)
+		}
+		return i
+	}
+	return strings.Index(ls, lowerNeedle)
+}
+
+// makeSnippet is up to 90 bytes either side of s[i:i+n], cut at runes.
+func makeSnippet(s string, i, n int) *snippet {
+	if i < 0 || i+n > len(s) {
+		return nil
+	}
+	a := max(i-90, 0)
+	for a > 0 && !utf8.RuneStart(s[a]) {
+		a--
+	}
+	b := min(i+n+90, len(s))
+	for b < len(s) && !utf8.RuneStart(s[b]) {
+		b++
+	}
+	clean := func(x string) string { return strings.Join(strings.Fields(x), " ") }
+	before, after := s[a:i], s[i+n:b]
+	if strings.HasSuffix(before, " ") {
+		before = clean(before) + " "
+	} else {
+		before = clean(before)
+	}
+	if strings.HasPrefix(after, " ") {
+		after = " " + clean(after)
+	} else {
+		after = clean(after)
+	}
+	return &snippet{Before: before, Match: s[i : i+n], After: after}
+}
