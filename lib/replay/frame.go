@@ -155,6 +155,15 @@ func (h *replayHandler) answerRewritten(w http.ResponseWriter, r *http.Request, 
 // 206 (or 416), as pywb does; advertise adds Accept-Ranges.
 func writeBody(w http.ResponseWriter, r *http.Request, code int, body io.Reader, size int64, advertise bool) {
 	hdr := w.Header()
+	if code == http.StatusOK && size < 0 && r.Header.Get("Range") != "" {
+		// a chunked payload: its size is known once read, if not too large
+		b, err := io.ReadAll(io.LimitReader(body, maxRewrite+1))
+		if err == nil && len(b) <= maxRewrite {
+			body, size = bytes.NewReader(b), int64(len(b))
+		} else {
+			body = io.MultiReader(bytes.NewReader(b), body)
+		}
+	}
 	if code == http.StatusOK && size >= 0 {
 		if advertise {
 			hdr.Set("Accept-Ranges", "bytes")
