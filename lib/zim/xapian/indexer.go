@@ -28,20 +28,22 @@ type indexed struct {
 
 // NewIndexer returns an Indexer for the language of the ZIM's Language
 // metadata (ISO 639-3, "eng": the stemmer comes from StemmerFor) and the
-// stop words libzim has for it (none: no stop words).
+// stop words to drop from the full-text index (nil: none);
+// LibzimStopWords(language) gives the ones libzim would use.
 func NewIndexer(language string, stopwords []string) *Indexer {
 	ix := &Indexer{lang: language, stops: stopwords}
 	if st := StemmerFor(language); st != nil {
 		ix.stem = CachedStemmer(st, 1<<16)
 	}
-	if len(stopwords) > 0 {
-		set := make(map[string]bool, len(stopwords))
-		for _, w := range stopwords {
-			set[w] = true
-		}
-		ix.stop = func(w string) bool { return set[w] }
-	}
+	ix.stop = StopperOf(stopwords)
 	return ix
+}
+
+// NewLibzimIndexer is NewIndexer with the stop words libzim's Creator
+// uses when configured with language (LibzimStopWords: none for an ISO
+// 639-3 code such as "eng").
+func NewLibzimIndexer(language string) *Indexer {
+	return NewIndexer(language, LibzimStopWords(language))
 }
 
 // AddItem indexes an item of the C namespace: its text when mimetype is

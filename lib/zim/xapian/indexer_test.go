@@ -55,23 +55,34 @@ func viewOf(t *testing.T, db *DB) map[string]docView {
 // the full-text and title databases Indexer writes hold the same
 // documents (data, values, terms, wdfs, positions), metadata and
 // statistics as those libzim's Creator (python3-libzim) puts in its ZIM,
-// and pass xapian-check.
+// and pass xapian-check. The language as given to the Creator: "eng" (no
+// stop words in libzim), "en" and "fr" (libzim's English and French stop
+// words, dropped from the full-text index and stored as metadata).
 func TestIndexerSameAsLibzim(t *testing.T) {
 	const py = "/usr/bin/python3"
 	if err := exec.Command(py, "-c", "import libzim.writer").Run(); err != nil {
 		needPyLibzim(t)
 	}
+	for _, lang := range []string{"eng", "en", "fr"} {
+		t.Run(lang, func(t *testing.T) { indexerSameAsLibzim(t, py, lang) })
+	}
+}
+
+func indexerSameAsLibzim(t *testing.T, py, lang string) {
 	items := libzimPagesJSON()
 	items = append(items, map[string]string{"path": "roses.html", "title": "Roses (redirect)", "target": "index.html"})
 	dir := t.TempDir()
 	zimPath := filepath.Join(dir, "pages.zim")
 	js, _ := json.Marshal(items)
-	cmd := exec.Command(py, "testdata/libzimmake.py", zimPath, "eng")
+	cmd := exec.Command(py, "testdata/libzimmake.py", zimPath, lang)
 	cmd.Stdin = bytes.NewReader(js)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("libzimmake.py: %v\n%s", err, out)
 	}
-	ix := NewIndexer("eng", nil)
+	ix := NewLibzimIndexer(lang)
+	if stops := LibzimStopWords(lang); (lang == "eng") != (len(stops) == 0) {
+		t.Errorf("LibzimStopWords(%q): %d words", lang, len(stops))
+	}
 	for _, it := range items {
 		if target, ok := it["target"]; ok {
 			ix.AddRedirect(it["path"], it["title"], target, true)
