@@ -769,6 +769,10 @@ func (s *site) target(doc string, l *links.Link) (string, bool) {
 		return zimRel(doc, doc), false
 	}
 	if p, ok := s.lookupURL(l.URL); ok {
+		if keepLinkValue(doc, p, l.Value) {
+			// already a link to the entry: left as it is written
+			return l.Value, false
+		}
 		return zimRel(doc, p) + l.Fragment, false
 	}
 	if l.Kind == links.Embedded {
@@ -785,6 +789,32 @@ func (s *site) target(doc string, l *links.Link) (string, bool) {
 		return zimRel(doc, doc), false
 	}
 	return l.URL + l.Fragment, true
+}
+
+// keepLinkValue reports whether v, a link's value in the entry doc, is
+// already a relative link to entry p as zimRel would write one in spirit:
+// a relative path (no scheme, no leading "/", no query) of characters that
+// need no escaping in HTML or CSS, which resolves, inside the ZIM, to p.
+// Such a link is left as its page wrote it (caf%c3%a9.html stays so).
+func keepLinkValue(doc, p, v string) bool {
+	if v == "" || v[0] == '/' || v[0] == '#' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~%/#", c) >= 0) {
+			return false
+		}
+	}
+	base, err := url.Parse(dirBase + escapePath(doc))
+	if err != nil {
+		return false
+	}
+	u, err := base.Parse(v)
+	if err != nil || u.Scheme+"://"+u.Host+"/" != dirBase {
+		return false
+	}
+	return u.Path == "/"+p
 }
 
 var emptyLink = regexp.MustCompile(`( href| src)( *= *)(""|'')`)
