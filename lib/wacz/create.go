@@ -86,6 +86,10 @@ type Options struct {
 	// NoFastPath reads gzip-per-record input with lib/warc's reader only
 	// (for tests comparing the two).
 	NoFastPath bool
+	// DeterministicIDs derives the record IDs of an ARC input's WARC
+	// records from the input (arc.WithDeterministicIDs), as batch mode
+	// needs for the same bytes on every run; otherwise they are random.
+	DeterministicIDs bool
 }
 
 // Stats counts what a Writer wrote.
@@ -349,7 +353,7 @@ func (w *Writer) addInput(name string, r io.Reader) error {
 		var ar *arc.Reader
 		ar, err = arc.NewReader(br, arc.WithName(in.name), arc.WithPolicy(record.Warn), arc.WithProblemFunc(in.problem))
 		if err == nil {
-			in.startReencode(arc.NewConverter(ar, arc.WithSourceName(in.name), arc.WithSoftware(w.opts.Software)))
+			in.startReencode(arc.NewConverter(ar, arc.WithSourceName(in.name), arc.WithSoftware(w.opts.Software), arc.WithDeterministicIDs(w.opts.DeterministicIDs)))
 		}
 	}
 	if err == nil {

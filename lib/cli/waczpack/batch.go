@@ -111,7 +111,9 @@ func checkBatch(c *cli.Context, cfg *batch.Config, stdin io.Reader, stdout io.Wr
 		}
 		defer o.Abort()
 		bw := bufio.NewWriterSize(o, 64<<10)
-		n, err := checkOne(t.Input.Name, nil, bw, quiet, verbose)
+		st, err := checkOneStats(t.Input.Name, nil, bw, quiet, verbose)
+		t.Records = int64(st.Records)
+		n := st.Problems
 		if err != nil {
 			if batch.Classify(err, t.Input.Name) != batch.Bad || errors.Is(err, store.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 				return err

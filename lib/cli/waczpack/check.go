@@ -83,6 +83,13 @@ func check(c *cli.Context, stdin io.Reader, stdout io.Writer) error {
 
 // checkOne checks one input and returns how many problems it printed.
 func checkOne(name string, stdin io.Reader, w io.Writer, quiet, verbose bool) (int, error) {
+	st, err := checkOneStats(name, stdin, w, quiet, verbose)
+	return st.Problems, err
+}
+
+// checkOneStats is checkOne, returning the counts of the check (Problems
+// without the warnings).
+func checkOneStats(name string, stdin io.Reader, w io.Writer, quiet, verbose bool) (wacz.CheckStats, error) {
 	var r io.Reader = stdin
 	shown := name
 	switch {
@@ -90,18 +97,18 @@ func checkOne(name string, stdin io.Reader, w io.Writer, quiet, verbose bool) (i
 	case cliutil.IsRemote(name):
 		f, s, err := cliutil.OpenInput(name)
 		if err != nil {
-			return 0, err
+			return wacz.CheckStats{}, err
 		}
 		defer f.Close()
 		r, shown = f, s
 	default:
 		f, err := os.Open(name)
 		if err != nil {
-			return 0, err
+			return wacz.CheckStats{}, err
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return 0, fmt.Errorf("%s: is a directory", name)
+			return wacz.CheckStats{}, fmt.Errorf("%s: is a directory", name)
 		}
 		r = f
 	}
@@ -136,7 +143,7 @@ func checkOne(name string, stdin io.Reader, w io.Writer, quiet, verbose bool) (i
 	}
 	st.Problems -= warned
 	if err != nil {
-		return st.Problems, err
+		return st, err
 	}
 	if st.Problems == 0 && !quiet && st.ARC {
 		fmt.Fprintf(w, "%s: ok: %d ARC records (ARC has no digests: structure checked)\n", shown, st.Records)
@@ -147,7 +154,7 @@ func checkOne(name string, stdin io.Reader, w io.Writer, quiet, verbose bool) (i
 		}
 		fmt.Fprintln(w)
 	}
-	return st.Problems, nil
+	return st, nil
 }
 
 // verified gathers what create --verify found in the records' digests.

@@ -113,8 +113,8 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				Name:      "create",
 				Usage:     "pack WARC/ARC files (plain, .gz, .zst; stdin when none or -) into a WACZ",
 				ArgsUsage: "[FILE ...]",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "WACZ file to write (required)"},
+				Flags: withBatch([]cli.Flag{
+					&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "WACZ file to write (required; with --inputs a `TEMPLATE`: one WACZ per input)"},
 					&cli.StringFlag{Name: "title", Usage: "collection title"},
 					&cli.StringFlag{Name: "desc", Usage: "collection description (Markdown)"},
 					&cli.StringSliceFlag{Name: "url", Usage: "main page URL (repeatable: seeds, listed first)"},
@@ -130,8 +130,16 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 					signKeyFlag, signURLFlag, signTokenFlag,
 					quiet,
 					&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "print a summary"},
+				}),
+				Action: func(c *cli.Context) error {
+					if cfg, err := batchConfig(c); err != nil || cfg != nil {
+						if err != nil {
+							return err
+						}
+						return createBatch(c, cfg, stdin, stdout, stderr) // createbatch.go
+					}
+					return create(c, stdin, stderr)
 				},
-				Action: func(c *cli.Context) error { return create(c, stdin, stderr) },
 			},
 			{
 				Name:      "index",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/arcport/arcport/lib/internal/batch"
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/zim"
 )
 
 // isBatch reports whether warc's arguments ask for batch mode (--inputs).
@@ -93,6 +94,7 @@ func warcBatch(c *cli.Context, stdout, stderr io.Writer) error {
 		defer a.Close()
 		e := &env{p: p, out: bufio.NewWriter(io.Discard), stdout: io.Discard, stderr: stderr, a: a, create: t.Create}
 		if e.warc() == 0 {
+			t.Records = warcRecords(a)
 			return nil
 		}
 		if e.err != nil {
@@ -100,4 +102,21 @@ func warcBatch(c *cli.Context, stdout, stderr io.Writer) error {
 		}
 		return batch.BadInput(errors.New("a damaged archive (zimdump check): no output"))
 	})
+}
+
+// warcRecords is how many records zimdump warc wrote of a, once it
+// succeeded: the warcinfo record and one per entry but the deprecated
+// ones, as warc() skips them (for --emit jsonl and the done marker).
+func warcRecords(a *zim.Archive) int64 {
+	order, err := a.EfficientOrder()
+	if err != nil {
+		return 0
+	}
+	n := int64(1)
+	for _, idx := range order {
+		if ent, err := a.EntryAt(idx); err == nil && ent.Kind != zim.KindDeprecated {
+			n++
+		}
+	}
+	return n
 }

@@ -1,5 +1,5 @@
 // Package batch is the shard contract every arcport batch command shares
-// (arc2warc, waczpack index/check, htcache export, zimdump warc): it takes
+// (arc2warc, waczpack create/index/check, htcache export, zimdump warc): it takes
 // a list of inputs, picks the share of one task of a batch engine (GNU
 // parallel, a Kubernetes Indexed Job, an AWS Batch array job, Spark's
 // pipe), names each input's output from a template, writes each output
@@ -85,6 +85,7 @@
 // (access denied, for one), 2 bad usage.
 //
 // --emit jsonl prints one JSON object per input on standard output:
-// input, output, status (done, skipped, bad), records, bytes, sha256,
-// seconds, and error for a bad input.
+// input, output, status (done, skipped, bad), records (what the tool set
+// in Task.Records: records written, index lines, records checked), bytes,
+// sha256, seconds, and error for a bad input.
 package batch
