@@ -1,13 +1,148 @@
 package zimdump
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/zim"
+	"github.com/arcport/arcport/lib/zim/xapian"
 )
 
+// suggestUsage documents zimdump suggest.
+const suggestUsage = `Usage: zimdump suggest [--limit N] FILE QUERY...
+
+Title suggestions from the ZIM's title index (X/title/xapian) as libzim's
+SuggestionSearcher gives them (what Kiwix lists under its search box): the
+query's last word completes a word of the title, the others match words (or
+their stems), titles holding the words as typed, and most of all those that
+start with them, come first. Prints the path and the title of each, separated
+by a tab, best first.
+
+Options:
+  --limit N    at most N suggestions (default 10; 0: all)
+`
+
+// runSuggest is zimdump suggest (arcport's conventions).
 func runSuggest(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "zimdump suggest: not yet")
-	return cliutil.ExitFail
+	limit := 10
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			pos = append(pos, args[i+1:]...)
+			i = len(args)
+		case a == "-h" || a == "--help":
+			fmt.Fprint(stdout, suggestUsage)
+			return cliutil.ExitOK
+		case a == "--limit" || strings.HasPrefix(a, "--limit="):
+			v, ok := strings.CutPrefix(a, "--limit=")
+			if !ok {
+				if i+1 >= len(args) {
+					return suggestUsageError(stderr, "--limit requires an argument")
+				}
+				i++
+				v = args[i]
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return suggestUsageError(stderr, fmt.Sprintf("--limit %q: a number, 0 for all", v))
+			}
+			limit = n
+		case len(a) > 1 && a[0] == '-':
+			return suggestUsageError(stderr, "unknown option "+a)
+		default:
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) < 2 {
+		return suggestUsageError(stderr, "name a ZIM and a query")
+	}
+	res, err := suggestZIM(pos[0], strings.Join(pos[1:], " "), limit)
+	if err != nil {
+		fmt.Fprintf(stderr, "zimdump: %s: %s\n", pos[0], oneLine(err.Error()))
+		return cliutil.ExitFail
+	}
+	w := bufio.NewWriter(stdout)
+	for _, r := range res {
+		fmt.Fprintf(w, "%s\t%s\n", r.path, r.title)
+	}
+	if err := w.Flush(); err != nil {
+		return cliutil.ExitFail
+	}
+	return cliutil.ExitOK
+}
+
+func suggestUsageError(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "zimdump suggest: %s\nTry: zimdump suggest --help\n", msg)
+	return cliutil.ExitUsage
+}
+
+// suggestZIM opens the title index of a ZIM and runs xapian.Suggest with
+// the index's language (else the ZIM's M/Language, as libzim does).
+func suggestZIM(file, query string, limit int) ([]searchResult, error) {
+	a, err := zim.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	idx, found, err := a.Find('X', "title/xapian")
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, errors.New("no title index (X/title/xapian)")
+	}
+	e, err := a.EntryAt(idx)
+	if err != nil {
+		return nil, err
+	}
+	blob, err := a.ReadBlob(e)
+	if err != nil {
+		return nil, fmt.Errorf("X/title/xapian: %w", err)
+	}
+	db, err := xapian.Open(bytes.NewReader(blob), int64(len(blob)))
+	if err != nil {
+		return nil, fmt.Errorf("X/title/xapian: %w", err)
+	}
+	lang, err := db.Metadata("language")
+	if err != nil {
+		return nil, fmt.Errorf("X/title/xapian: %w", err)
+	}
+	if len(lang) == 0 {
+		lang, _ = a.Metadata("Language")
+	}
+	ss, err := db.Suggest(query, xapian.StemmerFor(string(lang)), limit)
+	if err != nil {
+		return nil, fmt.Errorf("X/title/xapian: %w", err)
+	}
+	dataType, _ := db.Metadata("data")
+	out := make([]searchResult, 0, len(ss))
+	for _, s := range ss {
+		path := s.Data
+		if a.NewNamespaceScheme() && (len(dataType) == 0 || string(dataType) == "fullPath") && len(path) >= 2 {
+			path = path[2:]
+		}
+		title := s.Title
+		var i uint32
+		var ok bool
+		if a.NewNamespaceScheme() {
+			i, ok, err = a.Find('C', path)
+		} else {
+			i, ok, err = a.FindLong(path)
+		}
+		if err == nil && ok {
+			if e, err := a.EntryAt(i); err == nil {
+				title = e.Title()
+			}
+		}
+		out = append(out, searchResult{path, title})
+	}
+	return out, nil
 }
