@@ -205,7 +205,9 @@ func TestSearchSameAsLibzim(t *testing.T) {
 			readerSame++
 		}
 	}
-	pct := func(k int) string { return fmt.Sprintf("%d/%d (%.1f%%)", k, len(queries), 100*float64(k)/float64(len(queries))) }
+	pct := func(k int) string {
+		return fmt.Sprintf("%d/%d (%.1f%%)", k, len(queries), 100*float64(k)/float64(len(queries)))
+	}
 	t.Logf("%d pages, %d body words: page found in arcport's index %s (libzim's %s); same number of results %s; same top-10 set %s, same top-10 order %s; arcport's reader on arcport's index, same top-10 set as libzim's Searcher on libzim's %s",
 		n, len(queries), pct(found), pct(foundLibzim), pct(sameN), pct(sameTop), pct(sameOrder), pct(readerSame))
 	if float64(sameTop) < 0.95*float64(len(queries)) {
