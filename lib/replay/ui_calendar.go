@@ -132,6 +132,7 @@ func (s *Server) uiCalendar(w http.ResponseWriter, r *http.Request, coll, ts, ra
 		Total                            int64
 		Cut                              bool
 		First, Last, FirstHref, LastHref string
+		TimeMapHref, CDXHref             string
 		Years                            []calYear
 		Year, YearCount                  string
 		YearN                            int
@@ -140,12 +141,14 @@ func (s *Server) uiCalendar(w http.ResponseWriter, r *http.Request, coll, ts, ra
 		DayCaps                          []dayCapture
 		DayCut, ShowColl                 bool
 	}{
-		uiBase:   uiBase{Title: "Captures of " + u, Crumbs: collCrumbs(coll, crumb{"captures", ""})},
-		Coll:     coll,
-		URL:      u,
-		Total:    total,
-		Cut:      total >= uiCalendarMax,
-		ShowColl: coll == "all",
+		uiBase:      uiBase{Title: "Captures of " + u, Crumbs: collCrumbs(coll, crumb{"captures", ""})},
+		Coll:        coll,
+		URL:         u,
+		Total:       total,
+		Cut:         total >= uiCalendarMax,
+		ShowColl:    coll == "all",
+		TimeMapHref: "/" + coll + "/timemap/link/" + u,
+		CDXHref:     "/" + coll + "/cdx?" + url.Values{"url": {u}, "output": {"json"}}.Encode(),
 	}
 	if total > 0 {
 		data.First, data.FirstHref = fmtTS(first), replayHref(firstColl, first, firstURL)

@@ -148,18 +148,16 @@ func eachIndexLine(src indexSource, u, matchType string, max int64, fn func(*cdx
 			f()
 		}
 	}()
-	var it iterFunc
-	var err error
 	if u == "" {
+		// every key: the ranges the sources ask for set beforehand
+		// (runQuery still applies what wraps the sources)
 		q.params["url"], q.params["matchType"] = "*", "prefix"
 		q.keys = map[uintptr][2]string{}
 		for _, c := range []canonFunc{pywbCanon, warcioCanon} {
 			q.keys[canonKey(c)] = [2]string{"", "\xff"}
 		}
-		it, err = src.load(q)
-	} else {
-		it, err = runQuery(src, q)
 	}
+	it, err := runQuery(src, q)
 	if err == errNotFound {
 		return nil
 	}
