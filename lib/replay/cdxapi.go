@@ -137,6 +137,14 @@ func (h *cdxHandler) serve(w http.ResponseWriter, r *http.Request, name string, 
 // the key range (CDXQuery), the sources' objects, then process_cdx unless
 // showNumPages.
 func runQuery(src indexSource, q *query) (iterFunc, error) {
+	if a, ok := src.(*aclSource); ok {
+		// AccessChecker.wrap_iter, after the cdxops
+		it, err := runQuery(a.inner, q)
+		if err != nil || q.pageCount {
+			return it, err
+		}
+		return a.filter(it), nil
+	}
 	if q.params["closest"] == "now" {
 		now := time.Now
 		if q.now != nil {

@@ -1,14 +1,19 @@
 package replay
 
 import (
+	"io"
 	"log"
 	"net/http"
+	"regexp"
+	"strings"
+	"sync"
 	"time"
 )
 
 // Server answers HTTP requests for its collections:
 //
-//	GET /healthz              "ok"
+//	GET /healthz              "ok" (never behind --auth-file)
+//	GET /metrics              Prometheus text exposition (metrics.go)
 //	GET /COLL/cdx?url=...     the CDX server API (pywb 2.10's)
 //	GET /all/cdx?url=...      the same over every collection
 //	GET /COLL/TSid_/URL       a capture's payload as archived
@@ -16,7 +21,9 @@ import (
 //	GET /COLL/timemap/OUT/URL a Memento TimeMap (link, json, cdxj)
 //	GET /COLL/file/NAME.wacz  a WACZ collection's file (HEAD, Range, CORS)
 //
-// Each route is its own http.Handler on an http.ServeMux.
+// Each route is its own http.Handler on an http.ServeMux. In front of
+// them (access.go): authentication (SetAuth), pywb's access rules
+// (SetAccess: exclude and block, 451), the access log and the metrics.
 type Server struct {
 	colls map[string]*Collection
 	names []string
@@ -24,8 +31,35 @@ type Server struct {
 	routes http.Handler
 	// Log, when set, gets one line per request that failed inside.
 	Log *log.Logger
-	// Now is the clock for closest=now (default time.Now).
+	// Now is the clock for closest=now and embargoes (default time.Now).
 	Now func() time.Time
+
+	// AccessLog, when set, gets a line per request in the combined log
+	// format (access.go).
+	AccessLog io.Writer
+	// ACLUserHeader makes the X-Pywb-Acl-User request header the user
+	// ACL rules see (pywb's way: for a server behind a proxy that sets
+	// it); otherwise the user is the name --auth-file authenticated.
+	ACLUserHeader bool
+
+	guard     *guard
+	guardOnce sync.Once
+	// user and strict are set on a clone (guard.clone): the user the
+	// ACL rules see, and whether captures that are not "allow" are
+	// dropped (replay) rather than marked (the CDX API).
+	user   aclUser
+	strict bool
+}
+
+// guard is the state a server and its clones share.
+type guard struct {
+	auth    *Auth
+	access  map[string]*Access
+	metrics *metrics
+	logMu   sync.Mutex
+
+	mu     sync.Mutex
+	clones map[cloneKey]*Server
 }
 
 // Names returns the collection names, sorted.
@@ -33,6 +67,11 @@ func (s *Server) Names() []string { return append([]string(nil), s.names...) }
 
 // ServeHTTP routes a request; a handler that panics answers 500.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.serveGuarded(w, r)
+}
+
+// serveRoutes runs the routes of s (a clone or the server itself).
+func (s *Server) serveRoutes(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -47,20 +86,83 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.routes.ServeHTTP(w, r)
 }
 
-// collection returns the index source of a name ("all": every one).
+// source returns the index source of a name ("all": every one), behind
+// the access rules of its collections.
 func (s *Server) source(name string) (indexSource, bool) {
+	var src indexSource
+	ruled := false
 	if name == "all" {
 		a := &allSource{}
 		for _, n := range s.names {
 			a.colls = append(a.colls, s.colls[n])
+			ruled = ruled || s.accessFor(n) != nil
 		}
-		return a, true
+		src = a
+	} else {
+		c, ok := s.colls[name]
+		if !ok {
+			return nil, false
+		}
+		src, ruled = c.top(), s.accessFor(name) != nil
 	}
-	c, ok := s.colls[name]
-	if !ok {
-		return nil, false
+	if ruled {
+		return &aclSource{inner: src, s: s, coll: name}, true
 	}
-	return c.top(), true
+	return src, true
+}
+
+// accessFor returns the access rules of a collection, if it has any.
+func (s *Server) accessFor(name string) *Access {
+	if s.guard == nil {
+		return nil
+	}
+	return s.guard.access[name]
+}
+
+// aclSource is a source behind its collections' access rules:
+// AccessChecker.wrap_iter after the query's cdxops (runQuery).
+type aclSource struct {
+	inner indexSource
+	s     *Server
+	coll  string
+}
+
+func (a *aclSource) load(q *query) (iterFunc, error) { return a.inner.load(q) }
+
+// filter drops the excluded captures (in strict mode, every one not
+// "allow") and sets "access" on the others.
+func (a *aclSource) filter(it iterFunc) iterFunc {
+	now := time.Now
+	if a.s.Now != nil {
+		now = a.s.Now
+	}
+	t := now()
+	return func() (*cdxObj, error) {
+		for {
+			c, err := it()
+			if c == nil || err != nil || c.idx {
+				return c, err
+			}
+			u := c.gets(fURL)
+			if u == "" {
+				return c, nil
+			}
+			coll := c.gets("source-coll")
+			if coll == "" {
+				coll = a.coll
+			}
+			acc := a.s.accessFor(coll)
+			if acc == nil {
+				return c, nil
+			}
+			v := acc.accessOf(u, c.gets(fTimestamp), a.s.user, t)
+			if v == "" || a.s.strict && v != "allow" {
+				continue
+			}
+			c.set("access", str(v))
+			return c, nil
+		}
+	}
 }
 
 // HTTPServer returns an http.Server for s with the limits a public server
@@ -75,4 +177,18 @@ func (s *Server) HTTPServer() *http.Server {
 		MaxHeaderBytes:    2 << 20,
 		ErrorLog:          s.Log,
 	}
+}
+
+// replayForm is a replay URL of any modifier: /COLL/TS{mod}/URL with a
+// time-stamp or a modifier (id_, mp_, ...), or /COLL/URL.
+var replayForm = regexp.MustCompile(`^/([^/?#]+)/(?:([0-9]{0,14})([a-z]{2}_)?/)?((?:https?:|[A-Za-z0-9.-]+\.[A-Za-z]).*)$`)
+
+// parseReplayForm returns the collection, time-stamp and URL of a replay
+// URL of any modifier.
+func parseReplayForm(target string) (coll, ts, u string, ok bool) {
+	m := replayForm.FindStringSubmatch(target)
+	if m == nil || strings.HasPrefix(m[4], "timemap/") {
+		return "", "", "", false
+	}
+	return m[1], m[2], fixScheme(m[4]), true
 }
