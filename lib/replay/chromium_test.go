@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +27,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/arcport/arcport/lib/crawl"
+	"github.com/arcport/arcport/lib/htcache"
 	"github.com/arcport/arcport/lib/internal/peertest"
 	"github.com/arcport/arcport/lib/wacz"
 	"github.com/arcport/arcport/lib/warc"
@@ -175,6 +177,56 @@ func crawlGardenWACZ(t *testing.T) string {
 	return p
 }
 
+// htcacheWACZ is the WACZ `make demo` makes from the HTTrack cache of the
+// same site (testdata/htcache/garden, captured at http://127.0.0.1:8766/,
+// a loopback port where nothing listens here): htcache export | waczpack.
+func htcacheWACZ(t *testing.T) string {
+	t.Helper()
+	c, err := htcache.Open("../../testdata/htcache/garden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := htcache.NewRecordReader(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wb bytes.Buffer
+	ww := warc.NewWriter(&wb)
+	for {
+		rec, err := rr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ww.WriteRecord(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rr.Close()
+	if err := ww.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "demo.wacz")
+	zf, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw, err := wacz.NewWriter(zf, wacz.Options{Title: "Garden (from HTTrack)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.AddInput("garden.warc", &wb); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	zf.Close()
+	return p
+}
+
 // pageState is what the test reads in the replayed page (the iframe's
 // document, same origin as the top frame).
 type pageState struct {
@@ -239,13 +291,16 @@ func TestReplayInChromium(t *testing.T) {
 	if chromium == "" {
 		peertest.Missing(t, "chromium", "no chromium on PATH")
 	}
-	p := crawlGardenWACZ(t)
-	coll, err := Open(context.Background(), "garden", p, Options{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
+	var colls []*Collection
+	for _, c := range []struct{ name, src string }{{"garden", crawlGardenWACZ(t)}, {"demo", htcacheWACZ(t)}} {
+		coll, err := Open(context.Background(), c.name, c.src, Options{CacheDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer coll.Close()
+		colls = append(colls, coll)
 	}
-	defer coll.Close()
-	srv, err := NewServer(coll)
+	srv, err := NewServer(colls...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,31 +308,34 @@ func TestReplayInChromium(t *testing.T) {
 	defer ts.Close()
 	self, _ := url.Parse(ts.URL)
 
-	// the pages: every HTML capture of the WACZ, by the CDX API
-	resp, err := http.Get(ts.URL + "/garden/cdx?url=" + gardenH + "/&matchType=host&output=json&filter=mime:text/html")
-	if err != nil {
-		t.Fatal(err)
-	}
-	type line struct{ URL, Timestamp, Status string }
+	// the pages: every HTML capture of the WACZs, by the CDX API
+	type line struct{ Coll, URL, Timestamp, Status string }
 	var pages []line
-	dec := json.NewDecoder(resp.Body)
-	for {
-		var l line
-		if err := dec.Decode(&l); err != nil {
-			break
+	for _, q := range []struct{ coll, host string }{{"garden", gardenH}, {"demo", "127.0.0.1:8766"}} {
+		resp, err := http.Get(ts.URL + "/" + q.coll + "/cdx?url=" + q.host + "/&matchType=host&output=json&filter=mime:text/html")
+		if err != nil {
+			t.Fatal(err)
 		}
-		if l.Status == "200" {
-			pages = append(pages, l)
+		dec := json.NewDecoder(resp.Body)
+		for {
+			var l line
+			if err := dec.Decode(&l); err != nil {
+				break
+			}
+			if l.Status == "200" {
+				l.Coll = q.coll
+				pages = append(pages, l)
+			}
 		}
+		resp.Body.Close()
 	}
-	resp.Body.Close()
 	// and the redirect, followed by the browser through the rewritten Location
-	pages = append(pages, line{URL: "http://" + gardenH + "/old-page", Timestamp: "2"})
+	pages = append(pages, line{Coll: "garden", URL: "http://" + gardenH + "/old-page", Timestamp: "2"})
 	for _, pg := range pages {
-		t.Logf("page %s %s", pg.Timestamp, pg.URL)
+		t.Logf("page %s %s %s", pg.Coll, pg.Timestamp, pg.URL)
 	}
-	if len(pages) < 8 {
-		t.Fatalf("%d HTML pages in the WACZ: %v", len(pages), pages)
+	if len(pages) < 14 {
+		t.Fatalf("%d HTML pages in the WACZs: %v", len(pages), pages)
 	}
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -346,12 +404,12 @@ func TestReplayInChromium(t *testing.T) {
 		time.Sleep(300 * time.Millisecond) // late requests, if any, are recorded
 		return st
 	}
-	prefix := ts.URL + "/garden/"
 	images, sheets, links := 0, 0, 0
 	for _, pg := range pages {
+		prefix := ts.URL + "/" + pg.Coll + "/"
 		top := prefix + pg.Timestamp + "/" + pg.URL
 		st := load(top)
-		name := pg.URL
+		name := pg.Coll + " " + pg.URL
 		if !st.Ready {
 			t.Errorf("%s: not loaded: %+v", name, st)
 			continue
@@ -386,7 +444,7 @@ func TestReplayInChromium(t *testing.T) {
 		}
 		switch {
 		case strings.HasSuffix(pg.URL, "/") || strings.HasSuffix(pg.URL, "/index.html"):
-			if !strings.Contains(st.Styles["bodyBg"], "/garden/") || !strings.Contains(st.Styles["bodyBg"], "leaf.gif") {
+			if !strings.Contains(st.Styles["bodyBg"], prefix) || !strings.Contains(st.Styles["bodyBg"], "leaf.gif") {
 				t.Errorf("%s: style.css not applied: body background %q", name, st.Styles["bodyBg"])
 			}
 		case strings.HasSuffix(pg.URL, "/rich.html"):
@@ -411,6 +469,7 @@ func TestReplayInChromium(t *testing.T) {
 		}
 	}
 	// a click in the frame: the top frame follows
+	prefix := ts.URL + "/garden/"
 	st := load(prefix + "2/http://" + gardenH + "/")
 	href, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const a = document.getElementById("wb-frame").contentDocument.querySelector('a[href*="news/2024"]'); a.click(); return a.href; })()`))
 	if err != nil {
@@ -458,9 +517,9 @@ func TestReplayInChromium(t *testing.T) {
 	for _, f := range failures {
 		t.Logf("failed: %s", f)
 	}
-	t.Logf("%d pages replayed in Chromium, %d images loaded, %d style sheets applied, %d links inside /garden/; %d requests, %d failed, %d refused by the CSP, %d sent to another origin than %s",
+	t.Logf("%d pages replayed in Chromium, %d images loaded, %d style sheets applied, %d links inside their collection; %d requests, %d failed, %d refused by the CSP, %d sent to another origin than %s",
 		len(pages), images, sheets, links, len(requests), len(failures), len(cspBlocked), leaks, self.Host)
-	if images < 4 || sheets < 3 || links < 12 {
+	if images < 5 || sheets < 4 || links < 24 {
 		t.Errorf("too little checked: %d images, %d sheets, %d links", images, sheets, links)
 	}
 }
