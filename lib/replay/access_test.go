@@ -182,7 +182,7 @@ func TestAccessLogAndMetrics(t *testing.T) {
 		`arcport_serve_requests_total{route="cdx",code="404"} 1`,
 		`arcport_serve_requests_total{route="replay",code="200"} 1`,
 		`arcport_serve_requests_total{route="healthz",code="200"} 1`,
-		`arcport_serve_request_duration_seconds_bucket{route="cdx",le="+Inf"} 6`,
+		`arcport_serve_request_duration_seconds_bucket{route="cdx",le="+Inf"} 5`,
 		`arcport_serve_request_duration_seconds_count{route="replay"} 1`,
 		"process_open_fds ", "process_resident_memory_bytes ", "arcport_serve_index_files_open ",
 	} {
