@@ -26,8 +26,9 @@ type collInfo struct {
 	hasText     bool
 }
 
-// collStats are a collection's counts, made in the background once and
-// again when older than countFresh (a folder of WARCs: warcFolderFresh).
+// collStats are a collection's counts, made in the background once (for
+// a folder of index files again when older than countFresh, of WARCs
+// warcFolderFresh).
 type collStats struct {
 	mu      sync.Mutex
 	running bool
@@ -59,11 +60,15 @@ func statsOf(c *Collection) *collStats {
 func (c *Collection) captureCount(deadline time.Time) (n int64, done bool) {
 	st := statsOf(c)
 	st.mu.Lock()
-	fresh := countFresh
-	if c.Kind == "warc-folder" {
-		fresh = warcFolderFresh
+	// a folder's files change: counted again; a file is counted once
+	stale := false
+	switch c.Kind {
+	case "warc-folder":
+		stale = time.Since(st.at) > warcFolderFresh
+	case "index-folder":
+		stale = time.Since(st.at) > countFresh
 	}
-	if !st.running && (!st.done || time.Since(st.at) > fresh) {
+	if !st.running && (!st.done || stale) {
 		st.running = true
 		st.wait = make(chan struct{})
 		go c.countAll(st)

@@ -174,7 +174,11 @@ func uiServer(t testing.TB) (*httptest.Server, []gardenCapture) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		colls = append(colls, c)
+		zn, err := Open(t.Context(), "zn", filepath.Join(sa, "zipcdx", "zipnum-sample.idx"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		colls = append(colls, c, zn)
 	}
 	s, err := NewServer(colls...)
 	if err != nil {
@@ -283,7 +287,13 @@ func TestUIHome(t *testing.T) {
 		if !strings.Contains(txt, fmt.Sprintf("sample index-folder")) || !strings.Contains(txt, fmt.Sprintf(" %s ", fmtCount(int64(total)))) {
 			t.Errorf("/: want sample with %d captures in %q", total, txt)
 		}
-		t.Logf("sample: %d captures; garden: %d", total, len(caps))
+		// the ZipNum cluster: the lines of all its blocks (each a gzip
+		// member, its last line without a newline)
+		zn := zipNumLines(t, filepath.Join(sampleArchiveDir(), "zipcdx", "zipnum-sample.cdx.gz"))
+		if !strings.Contains(txt, fmt.Sprintf("zn zipnum %s %d ", filepath.Join(sampleArchiveDir(), "zipcdx", "zipnum-sample.idx"), zn)) {
+			t.Errorf("/: want zn with %d captures in %q", zn, txt)
+		}
+		t.Logf("sample: %d captures; zn: %d; garden: %d", total, zn, len(caps))
 	}
 	for _, accept := range []string{"", "*/*", "text/plain", "text/html;q=0"} {
 		a := uiGet(t, ts.URL, "/", accept)
@@ -294,6 +304,34 @@ func TestUIHome(t *testing.T) {
 	css := uiGet(t, ts.URL, "/static/ui.css")
 	if css.code != 200 || css.hdr.Get("Content-Type") != "text/css; charset=utf-8" || !strings.Contains(css.body, ".grid") {
 		t.Errorf("/static/ui.css: %d %v", css.code, css.hdr)
+	}
+}
+
+// zipNumLines counts the lines of a ZipNum part, member by member.
+func zipNumLines(t *testing.T, p string) int {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bytes.NewReader(b)
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		zr.Multistream(false)
+		m, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(strings.Split(strings.TrimSuffix(string(m), "\n"), "\n"))
+		if err := zr.Reset(br); err == io.EOF {
+			return n
+		} else if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -398,6 +436,12 @@ func TestUICalendar(t *testing.T) {
 		got := fmt.Sprint(cells)
 		if a.code != 200 || got != "[[href=\"/sample/20140126*/http://www.iana.org/#day\" title=\"Sun 26 Jan 2014: 1 capture\" 20140126 1] [href=\"/sample/20140127*/http://www.iana.org/#day\" title=\"Mon 27 Jan 2014: 2 captures\" 20140127 2]]" {
 			t.Errorf("sample calendar: %d %s", a.code, got)
+		}
+		// the same from the ZipNum cluster
+		a = uiGet(t, ts.URL, "/zn/*/http://www.iana.org/")
+		got = fmt.Sprint(regexp.MustCompile(`href="/zn/(\d{8})\*/http://www.iana.org/#day" title="[^"]*: (\d+) captures?"`).FindAllStringSubmatch(a.body, -1))
+		if a.code != 200 || !strings.Contains(got, "20140126 1]") || !strings.Contains(got, "20140127 2]") {
+			t.Errorf("zn calendar: %d %s", a.code, got)
 		}
 	}
 }
