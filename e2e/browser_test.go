@@ -6,8 +6,6 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/color"
 	"image/png"
 	"io"
 	"net/http"
@@ -15,9 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,140 +21,26 @@ import (
 	"github.com/arcport/arcport/lib/warc"
 )
 
-// jsSite is a loopback site built by JavaScript: its HTML is a shell; a
-// gzip-served script fetches the list from a JSON API whose URL it
-// assembles, and makes 30 cards whose images load as they come into view;
-// the first three cards link to item pages rendered from JSON. The script
-// also POSTs JSON to /api/v1/track, and asks for a URL robots.txt disallows and for an image on another
-// origin (out of scope): neither may be fetched.
+// jsSite is the JS shop (browser_site_test.go) on loopback, with its
+// other origin.
 type jsSite struct {
 	*httptest.Server
-	other  *httptest.Server
-	appGz  []byte // /app.js as sent (gzip)
-	mu     sync.Mutex
-	served []string
-	times  []time.Time
-	otherN int
+	other *httptest.Server
+	*JSShop
 }
 
-const jsCards = 30
-
-const jsApp = `
-const api = ['', 'api', 'v1', 'items'].join('/') + '?n=' + (3 * 10);
-const seen = new IntersectionObserver(entries => {
-  for (const e of entries) {
-    if (e.isIntersecting) { e.target.src = e.target.dataset.src; seen.unobserve(e.target); }
-  }
-});
-fetch(api).then(r => r.json()).then(items => {
-  const list = document.getElementById('list');
-  for (const it of items) {
-    const d = document.createElement('div');
-    d.className = 'card';
-    d.innerHTML = '<h2>' + it.title + '</h2><img data-src="/img/' + it.id + '.png" alt="">' +
-      (it.id <= 3 ? '<a href="/item.html?id=' + it.id + '">more</a>' : '');
-    list.appendChild(d);
-    seen.observe(d.querySelector('img'));
-  }
-  document.getElementById('status').textContent = 'loaded ' + items.length;
-});
-fetch('/private/secret.json').catch(() => {});
-fetch('/api/v1/track', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({seen: 30})})
-  .then(r => r.text()).then(t => { document.body.dataset.track = t; });
-const ext = new Image(); ext.src = OTHER + '/ext.png';
-`
+const jsCards = JSCards
 
 func newJSSite(t *testing.T) *jsSite {
-	s := &jsSite{}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	io.WriteString(zw, jsApp)
-	zw.Close()
-	s.appGz = gz.Bytes()
-	s.other = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.otherN++
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "image/png")
-		w.Write(pngOf(1))
-	}))
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	s := &jsSite{JSShop: NewJSShop()}
+	s.other = httptest.NewServer(http.HandlerFunc(s.ServeOther))
+	s.Other = s.other.URL
+	s.Server = httptest.NewServer(s.JSShop)
 	t.Cleanup(func() { s.Close(); s.other.Close() })
 	return s
 }
 
-func pngOf(i int) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
-	img.Set(0, 0, color.RGBA{uint8(i), 0, 0, 255})
-	var b bytes.Buffer
-	png.Encode(&b, img)
-	return b.Bytes()
-}
-
-func (s *jsSite) serve(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.served = append(s.served, r.URL.RequestURI())
-	s.times = append(s.times, time.Now())
-	s.mu.Unlock()
-	html := func(body string) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, body)
-	}
-	p := r.URL.Path
-	switch {
-	case p == "/robots.txt":
-		io.WriteString(w, "User-agent: *\nDisallow: /private/\n")
-	case p == "/":
-		html(`<!doctype html><html><head><title>JS shop</title>
-<style>.card{height:400px;border:1px solid #ccc} img{width:40px;height:40px}</style>
-<script>const OTHER = '` + s.other.URL + `';</script>
-<script src="/app.js" defer></script></head>
-<body><h1>JS shop</h1><p id="status">loading</p><div id="list"></div><a href="/about.html">about</a></body></html>`)
-	case p == "/about.html":
-		html(`<!doctype html><html><head><title>About</title></head><body><p>No script here.</p></body></html>`)
-	case p == "/app.js":
-		w.Header().Set("Content-Type", "text/javascript")
-		w.Header().Set("Content-Encoding", "gzip")
-		w.Write(s.appGz)
-	case p == "/api/v1/items":
-		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
-		var items []map[string]any
-		for i := 1; i <= n; i++ {
-			items = append(items, map[string]any{"id": i, "title": fmt.Sprintf("Card %d from JSON", i)})
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(items)
-	case p == "/api/v1/track":
-		b, _ := io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "text/plain")
-		fmt.Fprintf(w, "tracked %s %s", r.Method, b)
-	case strings.HasPrefix(p, "/img/"):
-		n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(p, "/img/"), ".png"))
-		w.Header().Set("Content-Type", "image/png")
-		w.Write(pngOf(n))
-	case p == "/item.html":
-		html(`<!doctype html><html><head><title>Item</title><script src="/item.js"></script></head><body><main id="item"></main></body></html>`)
-	case p == "/item.js":
-		w.Header().Set("Content-Type", "text/javascript")
-		io.WriteString(w, `const id = new URLSearchParams(location.search).get('id');
-fetch('/api/v1/item/' + id).then(r => r.json()).then(it => {
-  document.title = it.title;
-  document.getElementById('item').innerHTML = '<h1>' + it.title + '</h1><p>' + it.text + '</p>';
-});`)
-	case strings.HasPrefix(p, "/api/v1/item/"):
-		id := strings.TrimPrefix(p, "/api/v1/item/")
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]string{"title": "Item " + id, "text": "Item " + id + " is described by JSON"})
-	default:
-		http.NotFound(w, r)
-	}
-}
-
-func (s *jsSite) log() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.served)
-}
+func (s *jsSite) log() []string { return s.Served() }
 
 // readResponses returns the response records of a WARC: target URI (path
 // and query) to block, the header of each, and how many records of each
@@ -232,9 +114,7 @@ func TestMirrorgetBrowser(t *testing.T) {
 		}
 	}
 
-	site.mu.Lock()
-	site.served = nil
-	site.mu.Unlock()
+	site.Reset()
 	out := filepath.Join(dir, "browser.warc.gz")
 	start := time.Now()
 	_, stderr, code := run(t, mg, nil, "-v", "--browser", "--browser-path", chromium, "--browser-tabs", "2",
@@ -252,7 +132,8 @@ func TestMirrorgetBrowser(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		want = append(want, fmt.Sprintf("/item.html?id=%d", i), fmt.Sprintf("/api/v1/item/%d", i))
 	}
-	want = append(want, "/item.js", "/api/v1/track", "/about.html")
+	want = append(want, "/item.js", "/api/v1/track", "/about.html",
+		"/worker.js", "/api/v1/status", "/api/v1/info", "/logo", "/static/logo.png", "/media/clip.webm")
 	missing := 0
 	for _, u := range want {
 		if _, ok := bb[u]; !ok {
@@ -280,8 +161,8 @@ func TestMirrorgetBrowser(t *testing.T) {
 	// byte-exact: the script's payload is the gzip bytes sent
 	if b, ok := bb["/app.js"]; ok {
 		_, payload, _ := bytes.Cut(b, []byte("\r\n\r\n"))
-		if !bytes.Equal(payload, site.appGz) {
-			t.Errorf("/app.js payload: %d bytes, not the %d gzip bytes sent", len(payload), len(site.appGz))
+		if !bytes.Equal(payload, site.AppGz) {
+			t.Errorf("/app.js payload: %d bytes, not the %d gzip bytes sent", len(payload), len(site.AppGz))
 		}
 		if !bytes.Contains(b, []byte("Content-Encoding: gzip")) {
 			t.Errorf("/app.js record lost its Content-Encoding")
@@ -289,6 +170,46 @@ func TestMirrorgetBrowser(t *testing.T) {
 		if _, dup := bb["/app.js (again)"]; dup {
 			t.Errorf("/app.js captured twice")
 		}
+	}
+	// byte-exact: the brotli answer is the br bytes sent, its digests those
+	// of the bytes in the record
+	if b, ok := bb["/api/v1/info"]; ok {
+		head, payload, _ := bytes.Cut(b, []byte("\r\n\r\n"))
+		if !bytes.Equal(payload, site.InfoBr) {
+			t.Errorf("/api/v1/info payload: %d bytes %.40q, not the %d brotli bytes sent", len(payload), payload, len(site.InfoBr))
+		}
+		if !bytes.Contains(head, []byte("Content-Encoding: br\r\n")) {
+			t.Errorf("/api/v1/info record lost its Content-Encoding: br: %q", head)
+		}
+		rec := recs["/api/v1/info"]
+		if got, want := rec.Header.Get(record.FieldPayloadDigest), a2wSHA1(payload); got != want {
+			t.Errorf("/api/v1/info: WARC-Payload-Digest %s, the payload's %s", got, want)
+		}
+		if got, want := rec.Header.Get(record.FieldBlockDigest), a2wSHA1(b); got != want {
+			t.Errorf("/api/v1/info: WARC-Block-Digest %s, the block's %s", got, want)
+		}
+	}
+	// the video the browser reads by ranges: fetched whole, once, 200
+	for u, b := range bb {
+		if bytes.HasPrefix(b, []byte("HTTP/1.1 206")) {
+			t.Errorf("%s: a 206 record", u)
+		}
+	}
+	if b, ok := bb["/media/clip.webm"]; ok {
+		head, payload, _ := bytes.Cut(b, []byte("\r\n\r\n"))
+		if !bytes.HasPrefix(head, []byte("HTTP/1.1 200 ")) || !bytes.Equal(payload, site.Video) {
+			t.Errorf("/media/clip.webm record: %.60q, %d bytes of %d", head, len(payload), len(site.Video))
+		}
+		if _, again := bb["/media/clip.webm (again)"]; again {
+			t.Errorf("/media/clip.webm recorded more than once")
+		}
+	}
+	if rs := site.Ranges(); len(rs) > 0 {
+		t.Errorf("the site was sent Range fields: %q", rs)
+	}
+	// the 302 to an image, and the image
+	if b := bb["/logo"]; !bytes.HasPrefix(b, []byte("HTTP/1.1 302 ")) {
+		t.Errorf("/logo record: %.60q", b)
 	}
 	if b := bb["/api/v1/items?n=30"]; !bytes.Contains(b, []byte("Card 30 from JSON")) {
 		t.Errorf("JSON list record: %.200q", b)
@@ -317,11 +238,9 @@ func TestMirrorgetBrowser(t *testing.T) {
 			t.Errorf("served %s, disallowed by robots.txt", u)
 		}
 	}
-	site.mu.Lock()
-	if site.otherN != 0 {
-		t.Errorf("the out-of-scope origin was asked %d times", site.otherN)
+	if n := site.OtherHits(); n != 0 {
+		t.Errorf("the out-of-scope origin was asked %d times", n)
 	}
-	site.mu.Unlock()
 	if !strings.Contains(stderr, "rendered "+site.URL+"/:") {
 		t.Errorf("no 'rendered' line for the start page in -v output:\n%s", stderr)
 	}
@@ -412,7 +331,8 @@ func TestMirrorgetBrowser(t *testing.T) {
 			t.Errorf("urn:text: of item %d: %q", i, tx)
 		}
 	}
-	if tx := textOf(site.URL + "/"); !strings.Contains(tx, "Card 30 from JSON") || !strings.Contains(tx, "loaded 30") {
+	if tx := textOf(site.URL + "/"); !strings.Contains(tx, "Card 30 from JSON") || !strings.Contains(tx, "loaded 30") ||
+		!strings.Contains(tx, "brotli note decoded") || !strings.Contains(tx, "ready from worker") {
 		t.Errorf("urn:text: of the start page: %.300q", tx)
 	}
 	pages := wzReadPages(t, wacz)
@@ -447,6 +367,13 @@ func TestMirrorgetBrowser(t *testing.T) {
 		t.Errorf("waczpack validate: exit %d\n%s%s", code, so, se)
 	}
 	t.Logf("%d pages rendered: %d urn:view: and %d urn:text: records; pages.jsonl: %d pages, %d with the rendered text", len(renderedPages), len(views), len(texts), len(pages), withText)
+
+	// the WACZ replays offline in ReplayWeb.page
+	site.Close()
+	site.other.Close()
+	t.Run("ReplayWebPage", func(t *testing.T) {
+		browserReplay(t, wacz, site.URL+"/", site.URL+"/item.html?id=1")
+	})
 }
 
 // renderResources returns the urn:view: and urn:text: resource records of
@@ -555,9 +482,7 @@ func TestMirrorgetBrowserRate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	site.mu.Lock()
-	times := slices.Clone(site.times)
-	site.mu.Unlock()
+	times := site.Times()
 	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
 	minGap := time.Hour
 	for i := 1; i < len(times); i++ {

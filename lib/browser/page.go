@@ -318,7 +318,7 @@ func (t *tab) scroll(ctx context.Context) (int, error) {
 	stable, n := 0, 0
 	step := min(t.opts.Idle/4, 500*time.Millisecond)
 	for n < t.opts.ScrollMax && stable < 2 {
-		p, err := chromedp.Run(ctx, chromedp.Evaluate[pos](scrollJS))
+		p, err := chromedp.Run(ctx, chromedp.Evaluate[pos](scrollJS, chromedp.EvalAwaitPromise))
 		if err != nil {
 			return n, err
 		}

@@ -53,11 +53,37 @@ var ErrNotFetched = errors.New("not fetched")
 // goes to the renderer. The page's own document is answered from cp, not
 // fetched again. At most Connections of these requests are under way at
 // once for the whole crawl.
+//
+// A GET for a URL the pages' requests captured already in this crawl is
+// answered from that capture (see renderCache): nothing is fetched or
+// recorded again. With a Frontier, the links of the page's HTML to URLs
+// the pages' requests captured are not queued (mergeLinks): without one,
+// the crawl's seen set makes them duplicates.
 func (c *Crawler) render(ctx context.Context, it *item, cp *Capture) ([]Link, error) {
+	rc := c.renderCache()
 	fetch := func(rctx context.Context, req *http.Request) (int, http.Header, []byte, error) {
-		return c.pageFetch(rctx, it, cp, req)
+		key := ""
+		if req.Method == http.MethodGet {
+			if u, err := CanonicalURL(req.URL.String()); err == nil && u.String() != cp.URL {
+				key = u.String()
+			}
+		}
+		if key != "" {
+			if a := rc.get(key); a != nil {
+				return a.status, a.header.Clone(), a.body, nil
+			}
+		}
+		status, h, body, err := c.pageFetch(rctx, it, cp, req)
+		if key != "" && err == nil {
+			rc.put(key, status, h, body)
+		}
+		return status, h, body, err
 	}
-	return c.cfg.Render(ctx, cp, fetch)
+	links, err := c.cfg.Render(ctx, cp, fetch)
+	if c.cfg.Frontier != nil {
+		links = append(links, rc.mark())
+	}
+	return links, err
 }
 
 // renderable reports whether cp is a page for Config.Render: a complete
@@ -387,6 +413,17 @@ func httpHeader(h record.Header) http.Header {
 func mergeLinks(found, rendered []Link) []Link {
 	if len(rendered) == 0 {
 		return found
+	}
+	if rc := markedCache(rendered[len(rendered)-1]); rc != nil {
+		rendered = rendered[:len(rendered)-1]
+		kept := found[:0:0]
+		for _, l := range found {
+			if u, err := CanonicalURL(l.URL); err == nil && !l.Redirect && rc.captured(u.String()) {
+				continue // captured as a requisite of a page already
+			}
+			kept = append(kept, l)
+		}
+		found = kept
 	}
 	type k struct {
 		u        string

@@ -99,8 +99,20 @@ func TestRender(t *testing.T) {
 			t.Errorf("%s: the page's document: %+v", p, a)
 		}
 	}
-	if a := answers["/ app"]; a.body != "console.log('app')" {
-		t.Errorf("app.js to the renderer: %+v (want decoded)", a)
+	for _, p := range []string{"/", "/next.html"} {
+		if a := answers[p+" app"]; a.body != "console.log('app')" {
+			t.Errorf("%s: app.js to the renderer: %+v (want decoded)", p, a)
+		}
+	}
+	// asked by both pages (and linked from their HTML), fetched once: the
+	// second page is answered from the first capture
+	for _, p := range []string{"/app.js", "/moved"} {
+		if n := log.count(p); n != 1 {
+			t.Errorf("%s fetched %d times, want once", p, n)
+		}
+	}
+	if a := answers["/next.html moved"]; a.status != 302 {
+		t.Errorf("the second page's redirect: %+v", a)
 	}
 	if g := col.get(srv.URL + "/app.js"); g == nil || !g.Embedded || g.Via != srv.URL+"/" || !bytes.HasSuffix(g.raw, gz.Bytes()) {
 		t.Errorf("app.js capture: %+v", g)

@@ -3,6 +3,7 @@ package mirrorget
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
@@ -12,10 +13,13 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"github.com/arcport/arcport/lib/browser"
 	"github.com/arcport/arcport/lib/crawl"
 	"github.com/arcport/arcport/lib/internal/cliutil"
+	"github.com/arcport/arcport/lib/internal/safefs"
 	"github.com/arcport/arcport/lib/record"
 )
 
@@ -28,10 +32,14 @@ type BrowserOptions struct {
 	Tabs      int           // --browser-tabs
 	Page      time.Duration // --page-timeout
 	ScrollMax int           // --scroll-max (-1: no scrolling)
+	MaxBody   int64         // --browser-max-body (0: --max-parse alone)
 }
 
+// browserValueFlags are the flags of --browser that take a value.
+var browserValueFlags = []string{"browser-path", "browser-tabs", "page-timeout", "scroll-max", "browser-max-body"}
+
 func init() {
-	for _, n := range []string{"browser-path", "browser-tabs", "page-timeout", "scroll-max"} {
+	for _, n := range browserValueFlags {
 		valueFlags[n] = true
 	}
 }
@@ -44,6 +52,7 @@ func browserFlags() []cli.Flag {
 		&cli.StringFlag{Name: "browser-path", Usage: "with --browser: the Chromium (or Chrome) `PROGRAM`", DefaultText: "chromium on PATH"},
 		&cli.IntFlag{Name: "browser-tabs", Value: 2, Usage: "with --browser: render at most `N` pages at once (tabs of one Chromium)"},
 		&cli.DurationFlag{Name: "page-timeout", Value: 90 * time.Second, Usage: "with --browser: give up a page after `DURATION` (load, network idle for 2 s, scrolling); its capture and links found without the browser are kept"},
+		&cli.StringFlag{Name: "browser-max-body", Value: "32m", Usage: "with --browser: hand the browser no body longer than `BYTES` decoded (suffixes k, m, g; 0: no cap but --max-parse): a longer one is fetched and recorded whole, and fails in the page"},
 		&cli.IntFlag{Name: "scroll-max", Value: 40, Usage: "with --browser: scroll a page at most `N` viewports to load what loads on scroll (0: no scrolling)"},
 	}
 }
@@ -81,7 +90,7 @@ func browserOptions(c *cli.Context) (*BrowserOptions, error) {
 	if v, ok := c.Generic("browser").(*browserMode); ok {
 		mode = v.String()
 	}
-	for _, n := range []string{"browser-path", "browser-tabs", "page-timeout", "scroll-max"} {
+	for _, n := range browserValueFlags {
 		if c.IsSet(n) && mode == "off" {
 			return nil, cliutil.Usagef("--%s needs --browser", n)
 		}
@@ -90,6 +99,10 @@ func browserOptions(c *cli.Context) (*BrowserOptions, error) {
 		return nil, nil
 	}
 	b := &BrowserOptions{Auto: mode == "auto", Path: c.String("browser-path"), Tabs: c.Int("browser-tabs"), Page: c.Duration("page-timeout"), ScrollMax: c.Int("scroll-max")}
+	var err error
+	if b.MaxBody, err = ParseSize(c.String("browser-max-body")); err != nil {
+		return nil, cliutil.Usagef("--browser-max-body: %v", err)
+	}
 	switch {
 	case b.Tabs < 1:
 		return nil, cliutil.Usagef("--browser-tabs must be at least 1")
@@ -129,8 +142,10 @@ func startBrowser(o *Options, stderr io.Writer) func() {
 	b := o.Browser
 	pool := browser.NewPool(browser.Options{Path: b.Path, UserAgent: o.Crawl.UserAgent}, b.Tabs)
 	po := browser.PageOptions{Timeout: b.Page, ScrollMax: b.ScrollMax}
-	if o.Crawl.MaxSize > 0 && o.Crawl.MaxSize < 1<<31 {
-		po.MaxBody = int(o.Crawl.MaxSize)
+	// a body over --max-parse is never decoded for the browser (an
+	// error in the page), one over --browser-max-body is refused to it
+	if lim := b.MaxBody; lim > 0 && lim < 1<<31 {
+		po.MaxBody = int(lim)
 	}
 	verbose := o.Verbose && !o.Quiet
 	o.Crawl.Render = func(ctx context.Context, cp *crawl.Capture, fetch crawl.PageFetch) ([]crawl.Link, error) {
@@ -141,7 +156,11 @@ func startBrowser(o *Options, stderr io.Writer) func() {
 		if err != nil {
 			return nil, err
 		}
-		rendered.Store(cp, &renderedPage{url: cp.URL, date: time.Now(), shot: pg.Screenshot, text: pageText(pg)})
+		rp := &renderedPage{url: cp.URL, date: time.Now(), shot: pg.Screenshot, text: pageText(pg), title: pg.Title}
+		if o.Mirror != "" && len(pg.Frames) > 0 {
+			rp.html = pg.Frames[0].HTML
+		}
+		rendered.Store(cp, rp)
 		if verbose {
 			fmt.Fprintf(stderr, "rendered %s: %d requests (%d failed), %d scrolls, %d links, settled %v\n",
 				cp.URL, pg.Requests, pg.Failed, pg.Scrolls, len(pg.Links), pg.Settled)
@@ -175,10 +194,12 @@ var rendered sync.Map
 
 // renderedPage is what is kept of a rendered page for the WARC.
 type renderedPage struct {
-	url  string
-	date time.Time
-	shot []byte // PNG of the viewport
-	text string // innerText of every frame
+	url   string
+	date  time.Time
+	shot  []byte // PNG of the viewport
+	text  string // innerText of every frame
+	title string // document.title as the scripts left it
+	html  string // the main frame's DOM serialized (with -O only)
 }
 
 // pageText is the text of a rendered page: the innerText of its main
@@ -199,7 +220,8 @@ func pageText(pg *browser.Page) string {
 // renderRecords returns the resource records of the page of cp when the
 // browser rendered it, as Browsertrix Crawler names them: its screenshot
 // (WARC-Target-URI urn:view:URL, image/png) and its text (urn:text:URL,
-// text/plain; charset=utf-8; waczpack create puts it in pages.jsonl),
+// text/plain; charset=utf-8; waczpack create puts it in pages.jsonl;
+// WARC-JSON-Metadata {"title": ...} holds document.title as rendered),
 // each WARC-Concurrent-To the page's response record respID.
 func renderRecords(cp *crawl.Capture, respID string) []*record.Record {
 	v, ok := rendered.Load(cp)
@@ -226,5 +248,122 @@ func renderRecords(cp *crawl.Capture, respID string) []*record.Record {
 	if len(rp.shot) > 0 {
 		out = append(out, res("urn:view:", "image/png", rp.shot))
 	}
-	return append(out, res("urn:text:", "text/plain; charset=utf-8", []byte(rp.text)))
+	text := res("urn:text:", "text/plain; charset=utf-8", []byte(rp.text))
+	if title := strings.Join(strings.Fields(rp.title), " "); title != "" {
+		// the title as the scripts left it, for pages.jsonl: in the
+		// record's JSON metadata, as Browsertrix Crawler writes its own
+		meta, _ := json.Marshal(struct {
+			Title string `json:"title"`
+		}{title})
+		text.Header = append(text.Header, record.Field{Name: record.FieldJSONMetadata, Value: string(meta)})
+	}
+	return append(out, text)
+}
+
+// saveRendered puts in place of the file -O saved for the page of cp the
+// page as the browser rendered it: its DOM serialized, with what the
+// scripts made of it (the JSON-rendered text, the images they set). Its
+// links are rewritten with the other pages' by finish, to the files of
+// the mirror, the JSON and XHR answers among them (saved beside it as the
+// page's requests were). The scripts are left out: what they would build
+// is in the DOM already (run again, they would build it twice, or clear
+// it when their requests fail offline), and the document is declared
+// UTF-8, as it is written.
+func (m *localMirror) saveRendered(cp *crawl.Capture) error {
+	v, ok := rendered.Load(cp)
+	if !ok || v.(*renderedPage).html == "" || cp.Head == nil {
+		return nil
+	}
+	rel, ok := m.namer.Lookup(cp.URL)
+	if !ok || !m.saved[rel] || !m.current[rel] {
+		return nil // not saved by this run (an error page, refused)
+	}
+	doc, err := staticDOM(v.(*renderedPage).html)
+	if err != nil {
+		m.logf("%s: rendered page not saved: %v", cp.URL, err)
+		return nil
+	}
+	err = m.writeFile(rel, strings.NewReader(doc))
+	if safefs.Refused(err) {
+		m.refuse(cp.URL, err)
+		return nil
+	}
+	return err
+}
+
+// staticDOM makes a document of a rendered DOM for a local copy: script
+// elements (but data blocks such as JSON-LD), preloads of scripts and
+// charset declarations removed, <meta charset="utf-8"> first in the head.
+func staticDOM(dom string) (string, error) {
+	root, err := html.Parse(strings.NewReader(dom))
+	if err != nil {
+		return "", err
+	}
+	var head *html.Node
+	var drop []*html.Node
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.DataAtom {
+			case atom.Head:
+				if head == nil {
+					head = n
+				}
+			case atom.Script:
+				if isScriptType(attr(n, "type")) {
+					drop = append(drop, n)
+					return
+				}
+			case atom.Link:
+				rel := strings.ToLower(attr(n, "rel"))
+				if rel == "modulepreload" || rel == "preload" && strings.EqualFold(attr(n, "as"), "script") {
+					drop = append(drop, n)
+				}
+			case atom.Meta:
+				if attr(n, "charset") != "" || strings.EqualFold(attr(n, "http-equiv"), "content-type") {
+					drop = append(drop, n)
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(root)
+	for _, n := range drop {
+		n.Parent.RemoveChild(n)
+	}
+	if head != nil {
+		meta := &html.Node{Type: html.ElementNode, Data: "meta", DataAtom: atom.Meta, Attr: []html.Attribute{{Key: "charset", Val: "utf-8"}}}
+		head.InsertBefore(meta, head.FirstChild)
+	}
+	var b strings.Builder
+	if err := html.Render(&b, root); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// isScriptType reports whether a <script type> is one that runs (not a
+// data block).
+func isScriptType(t string) bool {
+	t = strings.ToLower(strings.TrimSpace(t))
+	if i := strings.IndexByte(t, ';'); i >= 0 {
+		t = strings.TrimSpace(t[:i])
+	}
+	switch t {
+	case "", "module", "text/javascript", "application/javascript", "text/ecmascript", "application/ecmascript",
+		"text/jscript", "text/livescript", "application/x-javascript", "text/x-javascript":
+		return true
+	}
+	return false
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
 }

@@ -45,6 +45,8 @@ func TestBrowserFlags(t *testing.T) {
 		{"--browser", "--page-timeout", "0s"},
 		{"--browser", "--scroll-max", "-1"},
 		{"--browser", "--browser-path", "/nonexistent/chromium"},
+		{"--browser-max-body", "1m"},
+		{"--browser", "--browser-max-body", "lots"},
 	} {
 		_, err := parse(args...)
 		var ue *cliutil.UsageError
@@ -63,9 +65,10 @@ func TestBrowserFlags(t *testing.T) {
 		args string
 		want BrowserOptions
 	}{
-		{"--browser --browser-path true", BrowserOptions{Path: "true", Tabs: 2, Page: 90 * time.Second, ScrollMax: 40}},
-		{"--browser auto --browser-path true --browser-tabs 3 --page-timeout 30s --scroll-max 0",
-			BrowserOptions{Auto: true, Path: "true", Tabs: 3, Page: 30 * time.Second, ScrollMax: -1}},
+		{"--browser --browser-path true", BrowserOptions{Path: "true", Tabs: 2, Page: 90 * time.Second, ScrollMax: 40, MaxBody: 32 << 20}},
+		{"--browser auto --browser-path true --browser-tabs 3 --page-timeout 30s --scroll-max 0 --browser-max-body 100k",
+			BrowserOptions{Auto: true, Path: "true", Tabs: 3, Page: 30 * time.Second, ScrollMax: -1, MaxBody: 100 << 10}},
+		{"--browser --browser-path true --browser-max-body 0", BrowserOptions{Path: "true", Tabs: 2, Page: 90 * time.Second, ScrollMax: 40}},
 	} {
 		o, err := parse(strings.Fields(tc.args)...)
 		if err != nil || o.Browser == nil || *o.Browser != tc.want {

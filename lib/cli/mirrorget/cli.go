@@ -767,6 +767,9 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 			if err := mir.save(cp); err != nil {
 				return err
 			}
+			if err := mir.saveRendered(cp); err != nil {
+				return err
+			}
 		}
 		rendered.Delete(cp) // written (or not to be)
 		return nil
