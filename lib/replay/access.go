@@ -151,7 +151,10 @@ func (s *Server) serveGuarded(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.clone(user, false).serveRoutes(rw, r)
+	// the CDX API and the TimeMaps list blocked captures (marked
+	// "access": "block", as pywb lists them); every other page (the web
+	// pages, a capture's record) never sees them
+	s.clone(user, route != "cdx" && route != "timemap").serveRoutes(rw, r)
 }
 
 // blocked is pywb's ResourceHandler check: the access of the first

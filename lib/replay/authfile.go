@@ -88,7 +88,7 @@ func ParseAuth(r io.Reader) (*Auth, error) {
 func LoadAuth(path string) (*Auth, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, unwrapPath(err)
+		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
 	}
 	defer f.Close()
 	a, err := ParseAuth(f)

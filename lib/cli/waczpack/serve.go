@@ -23,7 +23,7 @@ import (
 func init() {
 	// waczpack serve, its flags that take a value (for Reorder)
 	commands["serve"] = true
-	for _, f := range []string{"listen", "collection", "cache-dir"} {
+	for _, f := range []string{"listen", "collection", "cache-dir", "auth-file", "acl", "acl-default", "embargo", "access-log"} {
 		valueFlags[f] = true
 	}
 }
@@ -49,6 +49,12 @@ func serveCommand(stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8080", Usage: "listen on `ADDR` (host:port; port 0 picks a free one)"},
 			&cli.GenericFlag{Name: "collection", Value: &namedSources{}, Usage: "serve `NAME=SRC` as collection NAME (repeatable)"},
 			&cli.StringFlag{Name: "cache-dir", Usage: "keep the indexes made for folders of WARC/ARC files in `DIR` (default: the user cache folder's arcport/serve)"},
+			&cli.StringFlag{Name: "auth-file", Usage: "require the credentials of `FILE` on every route but /healthz: lines USER:PASSWORD (basic) and bearer NAME:TOKEN, each secret plain or sha256:HEX (see docs/waczpack.md#access)"},
+			&cli.GenericFlag{Name: "acl", Value: &namedSources{}, Usage: "apply pywb's access rules of `[COLL=]FILE` (an .aclj file or a folder of them) to every collection or to COLL (repeatable)"},
+			&cli.StringFlag{Name: "acl-default", Value: "allow", Usage: "the `ACCESS` of a capture no --acl rule matches: allow, block or exclude (pywb's default_access)"},
+			&cli.GenericFlag{Name: "embargo", Value: &namedSources{}, Usage: "embargo captures of every collection or of COLL: `[COLL=]before=TS|after=TS|newer=SPAN|older=SPAN[,access=block]` (SPAN e.g. 1y6m; pywb's embargo; repeatable)"},
+			&cli.BoolFlag{Name: "acl-user-header", Usage: "take the user --acl rules see from the X-Pywb-Acl-User request header (only behind a proxy that sets it; default: the --auth-file name)"},
+			&cli.StringFlag{Name: "access-log", Usage: "write a line per request in the combined log format to `FILE` (- for stdout; no credentials, secret query values hidden)"},
 			&cli.BoolFlag{Name: "q", Aliases: []string{"quiet"}, Usage: "print nothing but errors on stderr"},
 		},
 		Action: func(c *cli.Context) error { return serve(c, stderr) },
@@ -101,6 +107,21 @@ func serve(c *cli.Context, stderr io.Writer) error {
 		return cliutil.Usagef("%v", err)
 	}
 	srv.Log = log.New(stderr, "waczpack serve: ", 0)
+	if err := serveAccess(c, srv, seen); err != nil {
+		return err
+	}
+	if p := c.String("access-log"); p != "" {
+		if p == "-" {
+			srv.AccessLog = c.App.Writer
+		} else {
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+			if err != nil {
+				return fmt.Errorf("--access-log %s: %v", p, err)
+			}
+			defer f.Close()
+			srv.AccessLog = f
+		}
+	}
 	ln, err := net.Listen("tcp", c.String("listen"))
 	if err != nil {
 		return fmt.Errorf("--listen %s: %v", c.String("listen"), err)
@@ -130,6 +151,70 @@ func serve(c *cli.Context, stderr io.Writer) error {
 	}
 	if !c.Bool("q") {
 		fmt.Fprintln(stderr, "stopped")
+	}
+	return nil
+}
+
+// serveAccess applies --auth-file, --acl, --acl-default, --embargo and
+// --acl-user-header to srv (colls: the collection names).
+func serveAccess(c *cli.Context, srv *replay.Server, colls map[string]string) error {
+	if p := c.String("auth-file"); p != "" {
+		a, err := replay.LoadAuth(p)
+		if err != nil {
+			return cliutil.Usagef("--auth-file %v", err)
+		}
+		srv.SetAuth(a)
+	}
+	srv.ACLUserHeader = c.Bool("acl-user-header")
+	// per collection ("" for all): its rule files and embargo
+	acls := map[string][]string{}
+	embargoes := map[string]*replay.Embargo{}
+	split := func(flag, v string) (string, string) {
+		if name, rest, ok := strings.Cut(v, "="); ok {
+			if _, known := colls[name]; known {
+				return name, rest
+			}
+		}
+		return "", v
+	}
+	for _, v := range *c.Generic("acl").(*namedSources) {
+		coll, p := split("acl", v)
+		acls[coll] = append(acls[coll], p)
+	}
+	for _, v := range *c.Generic("embargo").(*namedSources) {
+		coll, spec := split("embargo", v)
+		e, err := replay.ParseEmbargo(spec)
+		if err != nil {
+			return cliutil.Usagef("--embargo %v", err)
+		}
+		if _, dup := embargoes[coll]; dup {
+			return cliutil.Usagef("--embargo: two embargoes for %q", coll)
+		}
+		embargoes[coll] = e
+	}
+	def := c.String("acl-default")
+	if len(acls) == 0 && len(embargoes) == 0 {
+		if c.IsSet("acl-default") {
+			return cliutil.Usagef("--acl-default needs --acl or --embargo")
+		}
+		return nil
+	}
+	for name := range colls {
+		files := append(append([]string(nil), acls[""]...), acls[name]...)
+		e := embargoes[name]
+		if e == nil {
+			e = embargoes[""]
+		}
+		if len(files) == 0 && e == nil {
+			continue
+		}
+		a, err := replay.ACL(def, e, files...)
+		if err != nil {
+			return cliutil.Usagef("--acl: %v", err)
+		}
+		if err := srv.SetAccess(name, a); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package waczpack
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"os"
@@ -219,5 +220,78 @@ func TestServeSignal(t *testing.T) {
 			t.Errorf("%v: still listening on %s", sig, base)
 		}
 		t.Logf("%v: stopped, exit 0", sig)
+	}
+}
+
+// TestServeAccess: --auth-file, --acl (a file for one collection),
+// --acl-default, --embargo, --access-log: 401 without credentials,
+// /healthz open, pywb's rules (exclude: no lines; block: 451), the access
+// log's lines; and their usage errors.
+func TestServeAccess(t *testing.T) {
+	sa := sampleArchiveDir(t)
+	dir := t.TempDir()
+	auth := filepath.Join(dir, "auth")
+	os.WriteFile(auth, []byte("alice:s3cret-pw\nbearer ops:tok-123\n"), 0o600)
+	acl := filepath.Join(dir, "rules.aclj")
+	os.WriteFile(acl, []byte("org,iana)/about - {\"access\": \"block\"}\norg,iana)/_css - {\"access\": \"exclude\"}\n"), 0o644)
+	logf := filepath.Join(dir, "access.log")
+	base, stop := startServe(t, "--collection", "a="+filepath.Join(sa, "cdx"), "--collection", "b="+filepath.Join(sa, "cdx"),
+		"--auth-file", auth, "--acl", "a="+acl, "--embargo", "b=after=2014012700", "--access-log", logf)
+	get := func(p, a string) (int, string) {
+		req, _ := http.NewRequest("GET", base+p, nil)
+		if a != "" {
+			req.Header.Set("Authorization", a)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	const bearer = "Bearer tok-123"
+	if c, _ := get("/a/cdx?url=http://www.iana.org/", ""); c != 401 {
+		t.Errorf("no credentials: %d", c)
+	}
+	if c, _ := get("/healthz", ""); c != 200 {
+		t.Errorf("/healthz: %d", c)
+	}
+	if c, b := get("/a/cdx?url=http://www.iana.org/_css/*&output=text", bearer); c != 200 || b != "" {
+		t.Errorf("excluded: %d %q", c, b)
+	}
+	if c, b := get("/a/20140126200706id_/http://www.iana.org/about", bearer); c != 451 || !strings.Contains(b, "Access Blocked") {
+		t.Errorf("blocked: %d %q", c, b)
+	}
+	if c, b := get("/b/cdx?url=http://www.iana.org/_css/*&output=text&limit=1", "Basic "+base64.StdEncoding.EncodeToString([]byte("alice:s3cret-pw"))); c != 200 || b == "" {
+		t.Errorf("b (no rules for these): %d %q", c, b)
+	}
+	if c, b := get("/b/cdx?url=http://example.com/&output=text&fl=timestamp", bearer); c != 200 || strings.Contains(b, "2014012717") {
+		t.Errorf("b embargoed after 2014012700: %d %q", c, b)
+	}
+	if code := stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	log, _ := os.ReadFile(logf)
+	if n := strings.Count(string(log), "\n"); n != 6 || strings.Contains(string(log), "tok-123") || !strings.Contains(string(log), " - ops [") || !strings.Contains(string(log), "\" 451 ") {
+		t.Errorf("access log (%d lines):\n%s", n, log)
+	}
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--auth-file", filepath.Join(dir, "missing")}, "missing: no such file"},
+		{[]string{"--auth-file", acl}, "line 1: want USER:SECRET"},
+		{[]string{"--acl", filepath.Join(dir, "missing.aclj")}, "missing.aclj: no such file"},
+		{[]string{"--acl", auth}, "auth:1: want SURT - {JSON}"},
+		{[]string{"--acl", acl, "--acl-default", "deny"}, `default access "deny"`},
+		{[]string{"--acl-default", "block"}, "--acl-default needs --acl or --embargo"},
+		{[]string{"--embargo", "sooner=1y"}, "want before=, after=, newer= or older="},
+		{[]string{"--embargo", "older=1x"}, "a span is e.g. 1y6m"},
+	} {
+		_, se, code := run(t, nil, append([]string{"serve", filepath.Join(sa, "cdx")}, tc.args...)...)
+		if code != 2 || !strings.Contains(se, tc.msg) || strings.Contains(se, "s3cret") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, se, tc.msg)
+		}
 	}
 }
