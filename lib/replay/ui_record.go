@@ -95,6 +95,11 @@ func (s *Server) uiRecord(w http.ResponseWriter, r *http.Request, coll string, q
 		uiError(w, r, http.StatusNotFound, "No capture of "+u+" at "+ts)
 		return
 	}
+	if a := c.gets("access"); a != "" && a != "allow" {
+		// an access rule blocks it (an excluded capture is not found)
+		uiError(w, r, http.StatusUnavailableForLegalReasons, "Access Blocked to "+u)
+		return
+	}
 	file := c.gets(fFilename)
 	off, ok1 := pyInt(c.gets(fOffset))
 	length, ok2 := pyInt(c.gets(fLength))
