@@ -266,10 +266,16 @@ func buildIndexes(a *zim.Archive, ix *pageIndex) ([]bool, error) {
 	queue := make(chan *indexJob, 4*workers)
 	work := make(chan *indexJob, 4*workers)
 	for range workers {
+		// a stemmer cache per worker: CachedStemmer is not safe for
+		// concurrent use
+		stem := ix.stem
+		if st := xapian.StemmerFor(ix.lang); st != nil {
+			stem = xapian.CachedStemmer(st, 1<<16)
+		}
 		go func() {
 			for j := range work {
 				if j.item && strings.HasPrefix(j.mime, "text/html") {
-					if d, ok := xapian.LibzimFullText(j.path, j.title, string(j.html), ix.stem, nil); ok {
+					if d, ok := xapian.LibzimFullText(j.path, j.title, string(j.html), stem, nil); ok {
 						j.full = d
 					}
 				}
@@ -278,7 +284,7 @@ func buildIndexes(a *zim.Archive, ix *pageIndex) ([]bool, error) {
 					if t == "" {
 						t = j.path
 					}
-					j.titleDoc = xapian.LibzimTitle(j.path, t, j.target, ix.stem)
+					j.titleDoc = xapian.LibzimTitle(j.path, t, j.target, stem)
 				}
 				j.html = nil
 				close(j.done)
