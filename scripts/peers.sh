@@ -57,13 +57,14 @@ fi
 
 # Python reference tools, pinned, each in a virtual environment under scripts/
 # (never the system Python; Debian's python3-libzim stays on /usr/bin/python3):
-#   scripts/venv:     warcio, wacz (py-wacz), cdxj-indexer, pywb - one venv, they install together
+#   scripts/venv:     warcio, wacz (py-wacz) with authsign (its [signing] extra), cdxj-indexer,
+#                     pywb - one venv, they install together
 #   scripts/venv-zim: warc2zim, which wants a newer Python than the others run on (its own venv):
 #                     2.3.1 requires Python >=3.14,<3.15, 2.2.x >=3.13,<3.14; the newest release
 #                     that an interpreter on this machine supports is installed
 # lib/internal/peertest/python.go (NeedPy) finds them and checks the same versions.
 # Quick when done: the versions installed are read from the venv's metadata, pip runs only on a mismatch.
-PY_PINS=(warcio==1.8.1 wacz==0.6.0 cdxj-indexer==1.5.0 pywb==2.10.0)
+PY_PINS=(warcio==1.8.1 wacz==0.6.0 cdxj-indexer==1.5.0 pywb==2.10.0 authsign==0.6.1)
 ZIM_PINS=("3.14 warc2zim==2.3.1" "3.13 warc2zim==2.2.2")
 
 # py_has VENV PIN... is true when VENV has exactly these versions.

@@ -36,7 +36,9 @@ var PyPeers = map[string]PyPeer{
 	"cdxj-indexer": {"cdxj-indexer", "1.5.0", "venv"},
 	"wb-manager":   {"pywb", "2.10.0", "venv"},
 	"wayback":      {"pywb", "2.10.0", "venv"},
-	"warc2zim":     {"warc2zim", "2.2.2", "venv-zim"},
+	// authsign (py-wacz's [signing] extra): its server runs under uvicorn
+	"uvicorn":  {"authsign", "0.6.1", "venv"},
+	"warc2zim": {"warc2zim", "2.2.2", "venv-zim"},
 }
 
 // FindPy returns the path of command cmd (a key of PyPeers) in the virtual

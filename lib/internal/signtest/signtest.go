@@ -15,6 +15,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"io"
 	"math/big"
 	"net/http"
 	"strings"
@@ -112,20 +113,28 @@ func ctx0(content []byte) asn1.RawValue {
 // signed by the TSA certificate.
 func (a *Authority) Timestamp(data []byte, t time.Time) []byte {
 	h := sha256.Sum256(data)
+	return a.timestamp(h[:], nil, t)
+}
+
+// messageImprint is RFC 3161's MessageImprint.
+type messageImprint struct {
+	HashAlgorithm pkix.AlgorithmIdentifier
+	HashedMessage []byte
+}
+
+// timestamp returns a TimeStampResp over a SHA-256 hash at t, with the
+// request's nonce when it had one; the token carries the TSA's
+// certificate and the CA's.
+func (a *Authority) timestamp(h []byte, nonce *big.Int, t time.Time) []byte {
 	sha := pkix.AlgorithmIdentifier{Algorithm: oidSHA256}
 	tst := must(asn1.Marshal(struct {
 		Version        int
 		Policy         asn1.ObjectIdentifier
-		MessageImprint struct {
-			HashAlgorithm pkix.AlgorithmIdentifier
-			HashedMessage []byte
-		}
-		SerialNumber *big.Int
-		GenTime      time.Time `asn1:"generalized"`
-	}{1, asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 99999, 1}, struct {
-		HashAlgorithm pkix.AlgorithmIdentifier
-		HashedMessage []byte
-	}{sha, h[:]}, big.NewInt(t.UnixNano()), t.UTC().Truncate(time.Second)}))
+		MessageImprint messageImprint
+		SerialNumber   *big.Int
+		GenTime        time.Time `asn1:"generalized"`
+		Nonce          *big.Int  `asn1:"optional"`
+	}{1, asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 99999, 1}, messageImprint{sha, h}, big.NewInt(t.UnixNano()), t.UTC().Truncate(time.Second), nonce}))
 	type attribute struct {
 		Type   asn1.ObjectIdentifier
 		Values asn1.RawValue
@@ -161,7 +170,7 @@ func (a *Authority) Timestamp(data []byte, t time.Time) []byte {
 	}{3, set(must(asn1.Marshal(sha))), struct {
 		EContentType asn1.ObjectIdentifier
 		EContent     asn1.RawValue
-	}{oidTSTInfo, ctx0(must(asn1.Marshal(tst)))}, ctx0(a.TSA.Raw), set(si)}))
+	}{oidTSTInfo, ctx0(must(asn1.Marshal(tst)))}, ctx0(append(append([]byte(nil), a.TSA.Raw...), a.CA.Raw...)), set(si)}))
 	ci := must(asn1.Marshal(struct {
 		ContentType asn1.ObjectIdentifier
 		Content     asn1.RawValue
@@ -187,6 +196,36 @@ func (a *Authority) Sign(hash, created string) map[string]any {
 		"signature": sig, "domain": a.DomainName, "domainCert": PEM(a.Domain, a.CA),
 		"timeSignature": base64.StdEncoding.EncodeToString(ts), "timestampCert": PEM(a.TSA, a.CA),
 	}
+}
+
+// TSAHandler serves RFC 3161 time-stamp requests (POST, DER
+// TimeStampReq, as rfc3161ng's RemoteTimestamper sends them to a public
+// authority): a SHA-256 imprint, an optional nonce echoed in the token.
+func (a *Authority) TSAHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Version        int
+			MessageImprint messageImprint
+			ReqPolicy      asn1.ObjectIdentifier `asn1:"optional"`
+			Nonce          *big.Int              `asn1:"optional"`
+			CertReq        bool                  `asn1:"optional"`
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+		if r.Method != http.MethodPost || err != nil {
+			http.Error(w, "POST a TimeStampReq", http.StatusBadRequest)
+			return
+		}
+		if _, err := asn1.Unmarshal(body, &req); err != nil || !req.MessageImprint.HashAlgorithm.Algorithm.Equal(oidSHA256) || len(req.MessageImprint.HashedMessage) != sha256.Size {
+			http.Error(w, "not a SHA-256 TimeStampReq", http.StatusBadRequest)
+			return
+		}
+		now := time.Now
+		if a.Now != nil {
+			now = a.Now
+		}
+		w.Header().Set("Content-Type", "application/timestamp-reply")
+		w.Write(a.timestamp(req.MessageImprint.HashedMessage, req.Nonce, now()))
+	})
 }
 
 // Handler serves POST /sign (JSON {hash, created}), checking
