@@ -321,6 +321,8 @@ func pageParam(w http.ResponseWriter, r *http.Request, q url.Values) (int, bool)
 type pager struct {
 	Page       int
 	Prev, Next string
+	// First: Prev is the first page
+	First bool
 }
 
 func makePager(base string, q url.Values, page int, more bool) pager {

@@ -130,6 +130,7 @@ func (s *Server) uiCalendar(w http.ResponseWriter, r *http.Request, coll, ts, ra
 		uiBase
 		Coll, URL                        string
 		Total                            int64
+		TotalStr                         string
 		Cut                              bool
 		First, Last, FirstHref, LastHref string
 		TimeMapHref, CDXHref             string
@@ -145,6 +146,7 @@ func (s *Server) uiCalendar(w http.ResponseWriter, r *http.Request, coll, ts, ra
 		Coll:        coll,
 		URL:         u,
 		Total:       total,
+		TotalStr:    fmtCount(total),
 		Cut:         total >= uiCalendarMax,
 		ShowColl:    coll == "all",
 		TimeMapHref: "/" + coll + "/timemap/link/" + u,

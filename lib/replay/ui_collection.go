@@ -147,6 +147,12 @@ func canonKey(c canonFunc) uintptr { return reflect.ValueOf(c).Pointer() }
 // ZipNum block on one page), else those matchType finds for u; it stops
 // after max lines or when fn returns false.
 func eachIndexLine(src indexSource, u, matchType string, max int64, fn func(*cdxObj) bool) error {
+	return eachIndexLineAfter(src, u, matchType, "", max, fn)
+}
+
+// eachIndexLineAfter is eachIndexLine from the first key past after (the
+// lines of after itself skipped) when after is not "".
+func eachIndexLineAfter(src indexSource, u, matchType, after string, max int64, fn func(*cdxObj) bool) error {
 	q := &query{params: map[string]string{"url": u, "matchType": matchType, "pageSize": "1000000000", "limit": strconv.FormatInt(max, 10)}, done: new([]func())}
 	defer func() {
 		for _, f := range *q.done {
@@ -154,12 +160,26 @@ func eachIndexLine(src indexSource, u, matchType string, max int64, fn func(*cdx
 		}
 	}()
 	if u == "" {
-		// every key: the ranges the sources ask for set beforehand
-		// (runQuery still applies what wraps the sources)
 		q.params["url"], q.params["matchType"] = "*", "prefix"
+	}
+	if u == "" || after != "" {
+		// the key ranges the sources ask for, set beforehand (runQuery
+		// still applies what wraps the sources): everything, or the
+		// query's, from past after
 		q.keys = map[uintptr][2]string{}
 		for _, c := range []canonFunc{pywbCanon, warcioCanon} {
-			q.keys[canonKey(c)] = [2]string{"", "\xff"}
+			start, end := "", "\xff"
+			if u != "" {
+				var err error
+				if start, end, err = calcSearchRange(u, matchType, c); err != nil {
+					return err
+				}
+			}
+			if after != "" && after+"!" > start {
+				// a line is "KEY TS ...": past every line of after
+				start = after + "!"
+			}
+			q.keys[canonKey(c)] = [2]string{start, end}
 		}
 	}
 	it, err := runQuery(src, q)
@@ -302,6 +322,11 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 	if !ok {
 		return
 	}
+	after := q.Get("after")
+	if len(after) > MaxURL {
+		uiError(w, r, http.StatusBadRequest, "after= of "+strconv.Itoa(len(after))+" bytes: at most "+strconv.Itoa(MaxURL))
+		return
+	}
 	if u != "" && mt == "exact" {
 		// one URL: its calendar
 		uiRedirect(w, calHref(coll, "", fixScheme(u)))
@@ -351,8 +376,8 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 			data.Info.Count = "≥ " + data.Info.Count
 		}
 	}
-	// the URLs of the page: consecutive captures of a key make a row
-	skip := (page - 1) * uiPageSize
+	// the URLs of the page: consecutive captures of a key make a row;
+	// the next page starts past the last key (after=KEY)
 	var rows []*urlRow
 	more := false
 	var scanned int64
@@ -360,7 +385,7 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 	if u != "" && !strings.Contains(u, "://") && mt == "prefix" {
 		qu = fixScheme(u)
 	}
-	err := eachIndexLine(src, qu, mt, uiScanMax, func(c *cdxObj) bool {
+	err := eachIndexLineAfter(src, qu, mt, after, uiScanMax, func(c *cdxObj) bool {
 		scanned++
 		key := c.gets(fURLKey)
 		if len(rows) > 0 && rows[len(rows)-1].key == key {
@@ -371,7 +396,7 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 			row.MIME, row.Status = c.gets(fMIME), c.gets(fStatus)
 			return true
 		}
-		if len(rows) == skip+uiPageSize {
+		if len(rows) == uiPageSize {
 			more = true
 			return false
 		}
@@ -390,11 +415,6 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 	}
 	data.Cut = scanned >= uiScanMax
 	data.Scanned = fmtCount(scanned)
-	if skip < len(rows) {
-		rows = rows[skip:]
-	} else {
-		rows = nil
-	}
 	for _, row := range rows {
 		row.Count = fmtCount(row.n)
 		row.First = fmtTS(row.First)
@@ -420,6 +440,27 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 			data.Found += "s"
 		}
 	}
-	data.Pager = makePager("/"+coll+"/", q, page, more)
+	data.Pager = pager{Page: page}
+	if page > 1 || after != "" {
+		first := url.Values{}
+		for k, v := range q {
+			if k != "after" && k != "page" {
+				first[k] = v
+			}
+		}
+		data.Pager.Prev, data.Pager.First = "/"+coll+"/", true
+		if len(first) > 0 {
+			data.Pager.Prev += "?" + first.Encode()
+		}
+	}
+	if more && len(rows) > 0 {
+		next := url.Values{}
+		for k, v := range q {
+			next[k] = v
+		}
+		next.Set("after", rows[len(rows)-1].key)
+		next.Set("page", strconv.Itoa(page+1))
+		data.Pager.Next = "/" + coll + "/?" + next.Encode()
+	}
 	uiRender(w, r, http.StatusOK, "collection", data)
 }

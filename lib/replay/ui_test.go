@@ -189,6 +189,13 @@ func uiServer(t testing.TB) (*httptest.Server, []gardenCapture) {
 	return ts, caps
 }
 
+// newUITestServer serves s on loopback and returns its base URL.
+func newUITestServer(t testing.TB, s *Server) string {
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
 // sampleArchiveDir is pywb's sample collection in the shared fixtures, or
 // "".
 func sampleArchiveDir() string {
@@ -511,10 +518,13 @@ func TestUICollection(t *testing.T) {
 	if a := uiGet(t, ts.URL, "/nosuch/", "*/*"); a.code != 404 || a.body != "No such collection: nosuch\n" {
 		t.Errorf("/nosuch/: %d %q", a.code, a.body)
 	}
-	// paging: page 2 of a collection with fewer than 100 URLs is empty,
-	// and says so
-	if a := uiGet(t, ts.URL, "/garden/?page=2"); a.code != 200 || strings.Contains(a.body, `<td class="url">`) {
-		t.Errorf("page 2: %d", a.code)
+	// paging: past the last key nothing is left, and the first page is
+	// linked; from a key, the URLs after it
+	if a := uiGet(t, ts.URL, "/garden/?after=example,garden)/zzz&page=2"); a.code != 200 || strings.Contains(a.body, `<td class="url">`) || !strings.Contains(a.body, `<a href="/garden/">« first page</a>`) {
+		t.Errorf("page 2: %d %q", a.code, text(a.body))
+	}
+	if a := uiGet(t, ts.URL, "/garden/?url=garden.example&matchType=host&after=example,garden)/news/2024.html"); strings.Count(a.body, `<td class="url">`) != 4 || !strings.Contains(a.body, `<a href="/garden/?matchType=host&amp;url=garden.example">« first page</a>`) {
+		t.Errorf("after news/2024.html: %q", text(a.body))
 	}
 	// all: every collection's URLs, each with its collection
 	if a := uiGet(t, ts.URL, "/all/?url=garden.example&matchType=host"); a.code != 200 || strings.Count(a.body, `<span class="pill">garden</span>`) != len(count) {
