@@ -1,8 +1,11 @@
 package replay
 
 import (
+	"bytes"
 	"io"
 	"net/http"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,4 +118,59 @@ func TestReplayRange(t *testing.T) {
 	if resp.StatusCode != 206 || part != whole[:100] || !strings.Contains(whole, `"/pywb/20140126200624cs_/http://www.iana.org/_css/2013.1/screen.css"`) {
 		t.Errorf("rewritten: %d %q", resp.StatusCode, part)
 	}
+}
+
+// TestRewriteHostile: odd and hostile requests on the framed and
+// rewritten routes answer 4xx (or a redirect), never 5xx, and read
+// nothing outside the archive.
+func TestRewriteHostile(t *testing.T) {
+	ts := sampleServer(t)
+	long := strings.Repeat("a", 1<<20)
+	for _, c := range []struct {
+		path string
+		code int
+	}{
+		{"/pywb/2014mp_/../../../etc/passwd", 404},
+		{"/pywb/2014/file:///etc/passwd", 404},
+		{"/pywb/2014mp_/http://www.iana.org/" + long, 400},
+		{"/pywb/2014/http://www.iana.org/" + long, 400},
+		{"/pywb/http:/www.iana.org/", 307},
+		{"/pywb/mp_/http://www.iana.org/", 307},
+		{"/nosuch/2014/http://www.iana.org/", 404},
+		{"/pywb/99999999999999/http://www.iana.org/", 307},
+	} {
+		resp, body := get(t, ts.URL+c.path, "Accept", "text/html")
+		if resp.StatusCode != c.code || strings.Contains(body, "root:") {
+			t.Errorf("%.80s: %d, want %d", c.path, resp.StatusCode, c.code)
+		}
+	}
+	// a Range that does not parse or overflows is ignored
+	u := ts.URL + "/pywb/20140126200625mp_/http://www.iana.org/_img/2013.1/iana-logo-homepage.png"
+	for _, rg := range []string{"bytes=99999999999999999999-", "bytes=--1", "bytes=1-2-3", "bytes=" + long[:1000]} {
+		if resp, _ := get(t, u, "Range", rg); resp.StatusCode != 200 {
+			t.Errorf("Range %.40s: %d", rg, resp.StatusCode)
+		}
+	}
+}
+
+// FuzzRewrite: the rewriters never panic; a script without "//" is kept
+// as it is.
+func FuzzRewrite(f *testing.F) {
+	for _, p := range []string{"../../testdata/links/syntaxes.html", "../../testdata/links/style.css", "../../testdata/links/script.js"} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`<a href="http://x.example/"><script>"http:\/\/y.example" '//z.example/a'</script>`))
+	f.Add([]byte("\xff\xfe<\x00a\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		u, _ := url.Parse("http://www.example.com/dir/page.html")
+		rw := &urlRewriter{prefix: "/w/", ts: "20200101000000", doc: u}
+		rw.rewriteBody(kindHTML, b)
+		rw.rewriteBody(kindCSS, b)
+		// a script is changed only where two slashes follow each other
+		if out := rw.rewriteBody(kindJS, b); !bytes.Equal(out, b) && !bytes.Contains(bytes.ReplaceAll(b, []byte(`\/`), []byte("/")), []byte("//")) {
+			t.Errorf("a script without \"//\" changed: %q", out)
+		}
+	})
 }
