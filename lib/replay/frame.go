@@ -20,9 +20,12 @@ import (
 // live web.
 
 // replayCSP allows only this server: inline scripts and styles, eval,
-// data: and blob: URLs stay allowed (archived pages use them), every
-// other origin is refused, for every kind of request, form and frame.
-const replayCSP = "default-src 'self' 'unsafe-inline' 'unsafe-eval' data: blob:; " +
+// data:, blob: and mediastream: URLs stay allowed (archived pages use
+// them), every other origin is refused, for every kind of request, form
+// and frame. pywb's DEFAULT_CSP is the same but for "ws: wss:", which
+// lets a page open a WebSocket to any host: here only to this server
+// ('self').
+const replayCSP = "default-src 'self' 'unsafe-inline' 'unsafe-eval' data: blob: mediastream:; " +
 	"form-action 'self'; base-uri 'self'; frame-ancestors 'self'"
 
 // setReplayHeaders are the headers of every framed or rewritten answer.
