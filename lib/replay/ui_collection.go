@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -286,7 +287,8 @@ type matchOption struct {
 
 // urlRow is one URL found: its captures in the page's scan.
 type urlRow struct {
-	URL, Coll, MIME, Status      string
+	URL, MIME, Status            string
+	Colls                        []string
 	Count                        string
 	First, Last                  string
 	CalHref, FirstHref, LastHref string
@@ -392,8 +394,18 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 			row := rows[len(rows)-1]
 			row.n++
 			ts, cu := c.gets(fTimestamp), c.gets(fURL)
-			row.Last, row.LastHref = ts, replayHref(row.Coll, ts, cu)
-			row.MIME, row.Status = c.gets(fMIME), c.gets(fStatus)
+			rc := coll
+			if coll == "all" {
+				rc = c.gets("source-coll")
+				if !slices.Contains(row.Colls, rc) {
+					row.Colls = append(row.Colls, rc)
+				}
+			}
+			row.Last, row.LastHref = ts, replayHref(rc, ts, cu)
+			if !c.isRevisit() {
+				// the latest capture's type and status, not a revisit's
+				row.MIME, row.Status = c.gets(fMIME), c.gets(fStatus)
+			}
 			return true
 		}
 		if len(rows) == uiPageSize {
@@ -405,7 +417,11 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 		if coll == "all" {
 			rc = c.gets("source-coll")
 		}
-		rows = append(rows, &urlRow{URL: cu, key: key, n: 1, First: ts, FirstHref: replayHref(rc, ts, cu), CalHref: calHref(coll, "", cu), MIME: c.gets(fMIME), Status: c.gets(fStatus), Coll: rc})
+		row := &urlRow{URL: cu, key: key, n: 1, First: ts, FirstHref: replayHref(rc, ts, cu), CalHref: calHref(coll, "", cu), MIME: c.gets(fMIME), Status: c.gets(fStatus)}
+		if coll == "all" {
+			row.Colls = []string{rc}
+		}
+		rows = append(rows, row)
 		return true
 	})
 	if err != nil {
@@ -422,9 +438,6 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 			row.Last = fmtTS(row.Last)
 		} else {
 			row.Last, row.LastHref = "", ""
-		}
-		if coll != "all" {
-			row.Coll = ""
 		}
 	}
 	data.Rows = rows

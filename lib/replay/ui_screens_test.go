@@ -65,6 +65,8 @@ func TestUIScreenshots(t *testing.T) {
 		{"day", "/garden/" + busiest + "*/http://garden.example/", 1500},
 		{"pages", "/garden/pages?q=garden", 620},
 		{"record", "/garden/record?" + url.Values{"url": {rec.url}, "ts": {rec.ts}}.Encode(), 1500},
+		{"error", "/garden/?url=x&matchType=regex", 400},
+		{"all", "/all/?url=iana.org&matchType=domain", 900},
 	}
 	for _, p := range pages {
 		png := filepath.Join(out, "serve-"+p.name+".png")

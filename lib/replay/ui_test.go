@@ -526,6 +526,15 @@ func TestUICollection(t *testing.T) {
 	if a := uiGet(t, ts.URL, "/garden/?url=garden.example&matchType=host&after=example,garden)/news/2024.html"); strings.Count(a.body, `<td class="url">`) != 4 || !strings.Contains(a.body, `<a href="/garden/?matchType=host&amp;url=garden.example">« first page</a>`) {
 		t.Errorf("after news/2024.html: %q", text(a.body))
 	}
+	if sampleArchiveDir() != "" {
+		// all: www.iana.org/ 3 times in the CDX folder, 3 in the ZipNum
+		a := uiGet(t, ts.URL, "/all/?url=iana.org&matchType=domain")
+		want := `<a href="/all/*/http://www.iana.org/" title="all captures of this URL">http://www.iana.org/</a> <span class="pill">sample</span> <span class="pill">zn</span></td>
+<td class="num">6</td>`
+		if !strings.Contains(a.body, want) {
+			t.Errorf("/all/ iana.org: no %q", want)
+		}
+	}
 	// all: every collection's URLs, each with its collection
 	if a := uiGet(t, ts.URL, "/all/?url=garden.example&matchType=host"); a.code != 200 || strings.Count(a.body, `<span class="pill">garden</span>`) != len(count) {
 		t.Errorf("/all/: %d, %d garden rows", a.code, strings.Count(a.body, `<span class="pill">garden</span>`))
