@@ -266,9 +266,18 @@ func TestMirrorgetBrowser(t *testing.T) {
 	}
 
 	wp := bin(t, "waczpack")
-	if so, se, code := run(t, wp, nil, "check", out); code != 0 {
+	so, se, code := run(t, wp, nil, "check", out)
+	if code != 0 {
 		t.Errorf("waczpack check: exit %d\n%s%s", code, so, se)
 	}
+	nrec := 0
+	for _, n := range types {
+		nrec += n
+	}
+	if want := fmt.Sprintf("ok: %d records", nrec); !strings.Contains(string(so)+se, want) {
+		t.Errorf("waczpack check: %q, want %q", string(so)+se, want)
+	}
+	t.Logf("waczpack check: %s", strings.TrimSpace(string(so)+se))
 	wacz := filepath.Join(dir, "browser.wacz")
 	if _, se, code := run(t, wp, nil, "create", "-o", wacz, out); code != 0 {
 		t.Fatalf("waczpack create: exit %d: %s", code, se)
@@ -329,6 +338,15 @@ func TestMirrorgetBrowser(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		if tx := textOf(fmt.Sprintf("%s/item.html?id=%d", site.URL, i)); !strings.Contains(tx, fmt.Sprintf("Item %d is described by JSON", i)) {
 			t.Errorf("urn:text: of item %d: %q", i, tx)
+		}
+	}
+	// the title the item's script set, in the urn:text: record's metadata
+	for i := 1; i <= 3; i++ {
+		pu := fmt.Sprintf("%s/item.html?id=%d", site.URL, i)
+		if rs := texts[pu]; len(rs) == 1 {
+			if got, want := rs[0].rec.Header.Get(record.FieldJSONMetadata), fmt.Sprintf(`{"title":"Item %d"}`, i); got != want {
+				t.Errorf("urn:text:%s: WARC-JSON-Metadata %q, want %q", pu, got, want)
+			}
 		}
 	}
 	if tx := textOf(site.URL + "/"); !strings.Contains(tx, "Card 30 from JSON") || !strings.Contains(tx, "loaded 30") ||
