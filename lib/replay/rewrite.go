@@ -34,7 +34,7 @@ import (
 //     and <link rel=preconnect|dns-prefetch|prefetch|prerender> and <a
 //     ping> made inert (_rel, _ping). A fragment-only link is left alone.
 //   - CSS: url(...), quoted or not, and @import.
-//   - JavaScript: pywb's regex rewriter: every "http://HOST", "https://HOST"
+//   - JavaScript (and JSON): pywb's regex rewriter: every "http://HOST", "https://HOST"
 //     (also with JSON-escaped slashes, http:\/\/HOST) and, right after a
 //     quote, "//HOST" (protocol-relative) becomes the server's path; the
 //     rest of the URL follows it unchanged.
@@ -79,8 +79,14 @@ func rewriteKind(mod, ctype, u string) docKind {
 	}
 	k := kindNone
 	switch mt {
-	case "text/html", "application/xhtml+xml":
+	case "text/html", "application/xhtml+xml", "image/svg+xml":
+		// an SVG document (not an image: im_ is never rewritten) has the
+		// links of HTML's image, use and a elements
 		k = kindHTML
+	case "application/json", "text/json", "application/ld+json", "application/manifest+json":
+		// no script of ours runs in the page to rewrite what a script
+		// reads: absolute URLs in JSON are rewritten as in JavaScript
+		k = kindJS
 	case "text/css":
 		k = kindCSS
 	case "application/javascript", "text/javascript", "application/x-javascript", "application/ecmascript",

@@ -334,3 +334,33 @@ func TestParseRange(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteKind: what each modifier rewrites a payload as.
+func TestRewriteKind(t *testing.T) {
+	for _, c := range []struct {
+		mod, ctype, u string
+		want          docKind
+	}{
+		{"mp_", "text/html; charset=iso-8859-1", "http://a/", kindHTML},
+		{"mp_", "application/xhtml+xml", "http://a/", kindHTML},
+		{"mp_", "image/svg+xml", "http://a/x.svg", kindHTML},
+		{"im_", "image/svg+xml", "http://a/x.svg", kindNone},
+		{"mp_", "text/css", "http://a/", kindCSS},
+		{"mp_", "application/x-javascript", "http://a/", kindJS},
+		{"mp_", "application/json", "http://a/api", kindJS},
+		{"mp_", "", "http://a/x.css", kindCSS},
+		{"mp_", "application/octet-stream", "http://a/x.js", kindJS},
+		{"mp_", "image/png", "http://a/x.png", kindNone},
+		{"js_", "text/html", "http://a/x", kindJS},
+		{"js_", "image/png", "http://a/x", kindNone},
+		{"cs_", "text/plain", "http://a/x", kindCSS},
+		{"im_", "text/html", "http://a/x", kindNone},
+		{"oe_", "text/html", "http://a/x", kindNone},
+		{"if_", "text/html", "http://a/x", kindHTML},
+		{"fr_", "text/css", "http://a/x", kindCSS},
+	} {
+		if got := rewriteKind(c.mod, c.ctype, c.u); got != c.want {
+			t.Errorf("%s %q %s: %d, want %d", c.mod, c.ctype, c.u, got, c.want)
+		}
+	}
+}
