@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 type calYear struct {
@@ -88,7 +89,7 @@ func (s *Server) uiCalendar(w http.ResponseWriter, r *http.Request, coll, ts, ra
 	}
 	var dayCaps []dayCapture
 	dayCut := false
-	err := eachIndexLine(src, u, "exact", uiCalendarMax, func(c *cdxObj) bool {
+	scan := func(c *cdxObj) bool {
 		t := c.gets(fTimestamp)
 		if len(t) < 8 {
 			t = padTimestamp(t, "00000101000000")
@@ -120,7 +121,15 @@ func (s *Server) uiCalendar(w http.ResponseWriter, r *http.Request, coll, ts, ra
 			})
 		}
 		return true
-	})
+	}
+	err := eachIndexLine(src, u, "exact", uiCalendarMax, scan)
+	if alt := unescapeLinked(u); err == nil && total == 0 && alt != u {
+		// a link's URL as html/template or a browser escaped it
+		// ("(" as %28): looked up as it was captured
+		if err = eachIndexLine(src, alt, "exact", uiCalendarMax, scan); total > 0 {
+			u = alt
+		}
+	}
 	if err != nil {
 		code, msg := errorStatus(err)
 		uiError(w, r, code, msg)
@@ -218,4 +227,29 @@ func (s *Server) uiCalendar(w http.ResponseWriter, r *http.Request, coll, ts, ra
 		code = http.StatusNotFound
 	}
 	uiRender(w, r, code, "calendar", data)
+}
+
+// unescapeLinked decodes the %XX escapes that html/template and browsers
+// put in a link's URL for bytes a URL may hold as they are (quotes,
+// parentheses, <, >, space, non-ASCII), others (%2F, %25, %3F...) kept.
+func unescapeLinked(u string) string {
+	if !strings.Contains(u, "%") {
+		return u
+	}
+	var b []byte
+	for i := 0; i < len(u); i++ {
+		if u[i] == '%' && i+2 < len(u) && isHex(u[i+1]) && isHex(u[i+2]) {
+			c := unhex(u[i+1])<<4 | unhex(u[i+2])
+			if c <= ' ' && c != 0 || strings.IndexByte("\"'()<>\\^`{|}", c) >= 0 || c >= 0x7f {
+				b = append(b, c)
+				i += 2
+				continue
+			}
+		}
+		b = append(b, u[i])
+	}
+	if !utf8.Valid(b) {
+		return u
+	}
+	return string(b)
 }

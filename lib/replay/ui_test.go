@@ -697,6 +697,15 @@ func TestUIHostile(t *testing.T) {
 	if a.code != 200 || strings.Contains(a.body, "<script>") || !strings.Contains(text(a.body), "1 capture between") {
 		t.Errorf("hostile calendar: %d %v %q", a.code, strings.Contains(a.body, "<script>"), text(a.body))
 	}
+	// the links the pages make to it (escaped by html/template) find it
+	col := uiGet(t, ts.URL, "/garden/?url=garden.example/x&matchType=prefix")
+	m := regexp.MustCompile(`<td class="url"><a href="([^"]+)"`).FindStringSubmatch(col.body)
+	if m == nil {
+		t.Fatalf("no link to the hostile URL: %q", text(col.body))
+	}
+	if a := uiGet(t, ts.URL, html.UnescapeString(m[1])); a.code != 200 || !strings.Contains(text(a.body), "1 capture between") {
+		t.Errorf("%s: %d %q", m[1], a.code, text(a.body))
+	}
 	a = uiGet(t, ts.URL, "/garden/*/"+`http://x/"><script>alert(2)</script>`)
 	if a.code != 404 || strings.Contains(a.body, "<script>") || !strings.Contains(a.body, "&lt;script&gt;") {
 		t.Errorf("hostile absent URL: %d %q", a.code, a.body)
