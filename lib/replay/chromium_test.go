@@ -29,6 +29,7 @@ import (
 	"github.com/arcport/arcport/lib/crawl"
 	"github.com/arcport/arcport/lib/htcache"
 	"github.com/arcport/arcport/lib/internal/peertest"
+	"github.com/arcport/arcport/lib/internal/sitetest"
 	"github.com/arcport/arcport/lib/wacz"
 	"github.com/arcport/arcport/lib/warc"
 )
@@ -177,6 +178,63 @@ func crawlGardenWACZ(t *testing.T) string {
 	return p
 }
 
+// sitetestWACZ crawls lib/internal/sitetest's site (pages on three
+// loopback hosts, 127.0.0.2-4, linking each other by absolute URLs, an
+// image each) with lib/crawl into a WACZ, and stops the site.
+func sitetestWACZ(t *testing.T) (string, *sitetest.Site) {
+	t.Helper()
+	site := sitetest.Start(t, sitetest.Options{Pages: 12, Hosts: 3, Requisites: true, Links: 4})
+	defer site.Close()
+	var wb bytes.Buffer
+	ww := warc.NewWriter(&wb)
+	var mu sync.Mutex
+	cfg := crawl.DefaultConfig()
+	cfg.Seeds = []string{site.StartURL()}
+	cfg.Scope = crawl.ScopeAny
+	cfg.Robots = false
+	cfg.Timeout = 10 * time.Second
+	c, err := crawl.New(cfg, crawl.SinkFunc(func(cp *crawl.Capture) error {
+		mu.Lock()
+		defer mu.Unlock()
+		req, resp := cp.WARCRecords()
+		if resp == nil {
+			return nil
+		}
+		if err := ww.WriteRecord(resp); err != nil {
+			return err
+		}
+		return ww.WriteRecord(req)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := ww.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "site.wacz")
+	zf, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw, err := wacz.NewWriter(zf, wacz.Options{Title: "sitetest"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.AddInput("site.warc", &wb); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	zf.Close()
+	return p, site
+}
+
 // htcacheWACZ is the WACZ `make demo` makes from the HTTrack cache of the
 // same site (testdata/htcache/garden, captured at http://127.0.0.1:8766/,
 // a loopback port where nothing listens here): htcache export | waczpack.
@@ -270,7 +328,9 @@ const readPage = `(() => {
   return JSON.stringify(out);
 })()`
 
-// TestReplayInChromium: the garden site crawled into a WACZ, its origin
+// TestReplayInChromium: the garden site crawled into a WACZ, the WACZ
+// make demo makes from its HTTrack cache, and lib/internal/sitetest's
+// site on three loopback hosts crawled into a third, their origins
 // stopped, served by NewServer on 127.0.0.1, every page loaded in headless
 // Chromium through its top frame with every other host unresolvable
 // (--host-resolver-rules): each page shows its text, its style sheets are
@@ -292,7 +352,8 @@ func TestReplayInChromium(t *testing.T) {
 		peertest.Missing(t, "chromium", "no chromium on PATH")
 	}
 	var colls []*Collection
-	for _, c := range []struct{ name, src string }{{"garden", crawlGardenWACZ(t)}, {"demo", htcacheWACZ(t)}} {
+	sitePath, site := sitetestWACZ(t)
+	for _, c := range []struct{ name, src string }{{"garden", crawlGardenWACZ(t)}, {"demo", htcacheWACZ(t)}, {"site", sitePath}} {
 		coll, err := Open(context.Background(), c.name, c.src, Options{CacheDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
@@ -311,7 +372,11 @@ func TestReplayInChromium(t *testing.T) {
 	// the pages: every HTML capture of the WACZs, by the CDX API
 	type line struct{ Coll, URL, Timestamp, Status string }
 	var pages []line
-	for _, q := range []struct{ coll, host string }{{"garden", gardenH}, {"demo", "127.0.0.1:8766"}} {
+	hosts := []struct{ coll, host string }{{"garden", gardenH}, {"demo", "127.0.0.1:8766"}}
+	for h := range site.Options().Hosts {
+		hosts = append(hosts, struct{ coll, host string }{"site", site.HostAddr(h)})
+	}
+	for _, q := range hosts {
 		resp, err := http.Get(ts.URL + "/" + q.coll + "/cdx?url=" + q.host + "/&matchType=host&output=json&filter=mime:text/html")
 		if err != nil {
 			t.Fatal(err)
@@ -334,7 +399,7 @@ func TestReplayInChromium(t *testing.T) {
 	for _, pg := range pages {
 		t.Logf("page %s %s %s", pg.Coll, pg.Timestamp, pg.URL)
 	}
-	if len(pages) < 14 {
+	if len(pages) < 14+site.Options().Pages {
 		t.Fatalf("%d HTML pages in the WACZs: %v", len(pages), pages)
 	}
 
@@ -415,7 +480,13 @@ func TestReplayInChromium(t *testing.T) {
 			continue
 		}
 		// its text, as the origin had it
-		if want := originText(t, pg.URL); want != "" && !strings.Contains(squash(st.Text), want) {
+		want := originText(t, pg.URL)
+		if pg.Coll == "site" {
+			var i int
+			fmt.Sscanf(pg.URL[strings.LastIndex(pg.URL, "/")+1:], "%d.html", &i)
+			want = sitetest.Marker(i)
+		}
+		if want != "" && !strings.Contains(squash(st.Text), want) {
 			t.Errorf("%s: text %q lacks %q", name, squash(st.Text), want)
 		}
 		if !strings.Contains(st.Banner, "Archived") || st.Live != pg.URL && pg.Timestamp != "2" {
@@ -443,6 +514,10 @@ func TestReplayInChromium(t *testing.T) {
 			t.Errorf("%s: frame at %s", name, st.DocURL)
 		}
 		switch {
+		case pg.Coll == "site":
+			if len(st.Images) != 1 || len(st.Links) != site.Options().Links {
+				t.Errorf("%s: %d images, %d links", name, len(st.Images), len(st.Links))
+			}
 		case strings.HasSuffix(pg.URL, "/") || strings.HasSuffix(pg.URL, "/index.html"):
 			if !strings.Contains(st.Styles["bodyBg"], prefix) || !strings.Contains(st.Styles["bodyBg"], "leaf.gif") {
 				t.Errorf("%s: style.css not applied: body background %q", name, st.Styles["bodyBg"])
@@ -519,7 +594,7 @@ func TestReplayInChromium(t *testing.T) {
 	}
 	t.Logf("%d pages replayed in Chromium, %d images loaded, %d style sheets applied, %d links inside their collection; %d requests, %d failed, %d refused by the CSP, %d sent to another origin than %s",
 		len(pages), images, sheets, links, len(requests), len(failures), len(cspBlocked), leaks, self.Host)
-	if images < 5 || sheets < 4 || links < 24 {
+	if images < 5+site.Options().Pages || sheets < 4 || links < 24+site.Options().Pages*site.Options().Links {
 		t.Errorf("too little checked: %d images, %d sheets, %d links", images, sheets, links)
 	}
 }
