@@ -55,7 +55,8 @@ json.dump({q: list(s.suggest(q).getResults(0, 1000)) for q in json.loads(sys.arg
 // TestSuggestSameAsLibzim: zimdump suggest gives the suggestions of
 // python3-libzim's SuggestionSearcher, in its order, on the title index
 // zimdump create writes, for partial words, whole words, several words,
-// accents, words in no title, and on a ZIM indexed by zimdump index.
+// accents, words in no title, a last word with more than 100 completions,
+// and on a ZIM indexed by zimdump index.
 func TestSuggestSameAsLibzim(t *testing.T) {
 	site := t.TempDir()
 	rng := rand.New(rand.NewSource(27))
@@ -64,6 +65,17 @@ func TestSuggestSameAsLibzim(t *testing.T) {
 		name := fmt.Sprintf("p%02d.html", i)
 		links = append(links, fmt.Sprintf(`<a href="%s">%d</a>`, name, i))
 		body := fmt.Sprintf("<html><head><title>%s</title></head><body><p>page %d %d</p></body></html>", title, i, rng.Intn(1000))
+		if err := os.WriteFile(filepath.Join(site, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// "Item 0" ... "Item 229": "item 1" completes to 111 terms, more
+	// than the 100 QueryParser keeps (the most frequent; of equal
+	// frequencies, those libstdc++'s nth_element leaves in front)
+	for i := range 230 {
+		name := fmt.Sprintf("item%03d.html", i)
+		links = append(links, fmt.Sprintf(`<a href="%s">i%d</a>`, name, i))
+		body := fmt.Sprintf("<html><head><title>Item %d</title></head><body><p>item</p></body></html>", i)
 		if err := os.WriteFile(filepath.Join(site, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +99,8 @@ func TestSuggestSameAsLibzim(t *testing.T) {
 	}
 	queries := []string{"gard", "garden", "gardens", "gardening", "Garden ro", "garden roses", "roses of", "rose",
 		"ros", "the", "the gar", "cafe", "café", "CAFÉS", "paris", "par", "europe gar", "g", "tool", "tools ",
-		"winter", "compost", "zzz", "gardener", "garden of paris", "shed", "a garden"}
+		"winter", "compost", "zzz", "gardener", "garden of paris", "shed", "a garden",
+		"item 1", "item 2", "item 12", "item", "1", "2", "item 1 "}
 	for _, zf := range []string{created, indexed} {
 		want := libzimSuggest(t, zf, queries)
 		for _, q := range queries {

@@ -275,8 +275,21 @@ func (db *DB) expand(prefix string, max int) (*suggestLeaf, error) {
 		return nil, err
 	}
 	if max > 0 && len(ts) > max {
-		sort.SliceStable(ts, func(i, j int) bool { return ts[i].tf > ts[j].tf })
-		ts = ts[:max]
+		// Xapian's OrContext::select_most_frequent: std::nth_element
+		// with "greater term frequency first", the first max kept; the
+		// terms of equal frequency it keeps are those libstdc++'s
+		// introselect leaves in front, so it is followed step by step
+		tf := make([]uint32, len(ts))
+		idx := make([]int, len(ts))
+		for i := range ts {
+			tf[i], idx[i] = ts[i].tf, i
+		}
+		nthElement(idx, max-1, func(a, b int) bool { return tf[a] > tf[b] })
+		kept := make([]tfreq, max)
+		for i := range kept {
+			kept[i] = ts[idx[i]]
+		}
+		ts = kept
 	}
 	l := &suggestLeaf{wdf: map[uint32]uint32{}}
 	tfs := make([]float64, 0, len(ts))
@@ -364,4 +377,133 @@ next:
 		return true, nil
 	}
 	return false, nil
+}
+
+// nthElement is libstdc++'s std::nth_element (__introselect: median of
+// three moved to the front, unguarded partition, insertion sort of the
+// last three or fewer; a heap selection when the depth limit runs out)
+// on s with the strict order less.
+func nthElement(s []int, nth int, less func(a, b int) bool) {
+	first, last := 0, len(s)
+	if first == last || nth >= last {
+		return
+	}
+	depth := 0
+	for n := last - first; n > 1; n >>= 1 {
+		depth++
+	}
+	depth *= 2
+	for last-first > 3 {
+		if depth == 0 {
+			heapSelect(s[first:last], nth-first+1, less)
+			s[first], s[nth] = s[nth], s[first]
+			return
+		}
+		depth--
+		cut := partitionPivot(s, first, last, less)
+		if cut <= nth {
+			first = cut
+		} else {
+			last = cut
+		}
+	}
+	// insertion sort of s[first:last]
+	for i := first + 1; i < last; i++ {
+		v := s[i]
+		if less(v, s[first]) {
+			copy(s[first+1:i+1], s[first:i])
+			s[first] = v
+			continue
+		}
+		j := i
+		for less(v, s[j-1]) {
+			s[j] = s[j-1]
+			j--
+		}
+		s[j] = v
+	}
+}
+
+func partitionPivot(s []int, first, last int, less func(a, b int) bool) int {
+	mid := first + (last-first)/2
+	// __move_median_to_first(first, first+1, mid, last-1)
+	a, b, c := first+1, mid, last-1
+	var m int
+	switch {
+	case less(s[a], s[b]):
+		switch {
+		case less(s[b], s[c]):
+			m = b
+		case less(s[a], s[c]):
+			m = c
+		default:
+			m = a
+		}
+	case less(s[a], s[c]):
+		m = a
+	case less(s[b], s[c]):
+		m = c
+	default:
+		m = b
+	}
+	s[first], s[m] = s[m], s[first]
+	// __unguarded_partition(first+1, last, pivot=first)
+	lo, hi := first+1, last
+	for {
+		for less(s[lo], s[first]) {
+			lo++
+		}
+		hi--
+		for less(s[first], s[hi]) {
+			hi--
+		}
+		if lo >= hi {
+			return lo
+		}
+		s[lo], s[hi] = s[hi], s[lo]
+		lo++
+	}
+}
+
+// heapSelect is libstdc++'s __heap_select(first, first+middle, last): a
+// heap of the first middle elements, each later one that is less than its
+// top replacing it.
+func heapSelect(s []int, middle int, less func(a, b int) bool) {
+	h := s[:middle]
+	for i := middle/2 - 1; i >= 0; i-- {
+		adjustHeap(h, i, len(h), h[i], less)
+	}
+	for i := middle; i < len(s); i++ {
+		if less(s[i], h[0]) {
+			v := s[i]
+			s[i] = h[0]
+			adjustHeap(h, 0, len(h), v, less)
+		}
+	}
+}
+
+// adjustHeap is libstdc++'s __adjust_heap followed by __push_heap.
+func adjustHeap(h []int, hole, n, v int, less func(a, b int) bool) {
+	top := hole
+	child := hole
+	for child < (n-1)/2 {
+		child = 2 * (child + 1)
+		if less(h[child], h[child-1]) {
+			child--
+		}
+		h[hole] = h[child]
+		hole = child
+	}
+	if n&1 == 0 && child == (n-2)/2 {
+		child = 2 * (child + 1)
+		h[hole] = h[child-1]
+		hole = child - 1
+	}
+	parent := (hole - 1) / 2
+	for hole > top && less(h[parent], v) {
+		h[hole] = h[parent]
+		hole = parent
+		parent = (hole - 1) / 2
+	}
+	h[hole] = v
 }
