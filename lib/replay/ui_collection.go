@@ -47,6 +47,10 @@ const (
 	countMax        = 200_000_000
 )
 
+// countSlots bounds the counts made at once (a server of many
+// collections does not read all their indexes together).
+var countSlots = make(chan struct{}, 2)
+
 // uiStats holds the counts per collection.
 var uiStats sync.Map // *Collection -> *collStats
 
@@ -90,6 +94,8 @@ func (c *Collection) captureCount(deadline time.Time) (n int64, done bool) {
 // countAll counts the collection's captures: every index line that is a
 // capture (not a header or a !meta line).
 func (c *Collection) countAll(st *collStats) {
+	countSlots <- struct{}{}
+	defer func() { <-countSlots }()
 	st.mu.Lock()
 	first := !st.done // the first count shows its progress
 	st.mu.Unlock()
