@@ -128,7 +128,15 @@ func (s *Server) uiRaw(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	coll, sub, ok := strings.Cut(p[1:], "/")
-	if !ok || !ValidName(coll) && coll != "all" {
+	if !ValidName(coll) && coll != "all" {
+		return false
+	}
+	if !ok {
+		// /COLL: a browser is sent to /COLL/
+		if _, known := s.source(coll); known && wantsHTML(r) {
+			uiRedirect(w, "/"+coll+"/")
+			return true
+		}
 		return false
 	}
 	q, err := url.ParseQuery(rawQuery)

@@ -515,6 +515,9 @@ func TestUICollection(t *testing.T) {
 			t.Errorf("%.40s: %d %q, want %q", q, a.code, a.body, want)
 		}
 	}
+	if a := uiGet(t, ts.URL, "/garden"); a.code != 302 || a.hdr.Get("Location") != "/garden/" {
+		t.Errorf("/garden: %d %q", a.code, a.hdr.Get("Location"))
+	}
 	if a := uiGet(t, ts.URL, "/nosuch/", "*/*"); a.code != 404 || a.body != "No such collection: nosuch\n" {
 		t.Errorf("/nosuch/: %d %q", a.code, a.body)
 	}
