@@ -23,7 +23,7 @@ import (
 
 // warc2zimVersion is the warc2zim `make peers` installs (lib/internal/
 // peertest.PyPeers, which e2e cannot import, says the same).
-const warc2zimVersion = "2.2.2"
+const warc2zimVersion = "2.3.1"
 
 // needWarc2zim returns scripts/venv-zim/bin/warc2zim, or ends t with
 // needPeer when it is missing or not the pinned version.
@@ -114,7 +114,7 @@ func zimPaths(t *testing.T, openzim, zim string) []string {
 // keeps its <title> in both; zimcheck -A (zim-tools 3.1.3, libzim 8)
 // passes on arcport's ZIM. On warc2zim's it passes every check but the
 // low-level integrity one, which fails with "Full Title index table
-// outside (or not fully inside) ZIM file": warc2zim 2.2 writes with libzim
+// outside (or not fully inside) ZIM file": warc2zim 2.2 and 2.3 write with libzim
 // 9, which marks the absent v0 title index in a way libzim 8 readers take
 // for an out-of-file table (openzim/zim-tools#484, openzim/libzim#969).
 // warc2zim also adds its replay scripts (_zim_static/: wombat.js...).

@@ -82,6 +82,22 @@ for pin in sys.argv[1:]:
 PY
 }
 
+# py_pip VENV installs pip into a venv made --without-pip: the wheel from the package index (by
+# scripts/venv's pip, or python3's), run from the wheel itself.
+PIP_PIN=pip==25.3
+py_pip() {
+  local venv=$1 wh dl=python3
+  wh=$(mktemp -d)
+  [ -x "$PWD/venv/bin/python" ] && dl=$PWD/venv/bin/python
+  local whl rc=1
+  if "$dl" -m pip download -q --disable-pip-version-check --no-deps -d "$wh" "$PIP_PIN" >/dev/null; then
+    whl=$(echo "$wh"/pip-*.whl)
+    "$venv/bin/python" "$whl/pip" install -q --disable-pip-version-check "$whl" >/dev/null && rc=0
+  fi
+  rm -rf "$wh"
+  return $rc
+}
+
 # py_venv VENV PYTHON PIN...: (re)creates VENV from PYTHON and installs the pins.
 py_venv() {
   local venv=$1 py=$2; shift 2
@@ -92,19 +108,53 @@ py_venv() {
   command -v flock >/dev/null && flock 9
   py_has "$venv" "$@" && { exec 9<&-; return 0; }
   echo "peers: pip install $* into scripts/${venv##*/} ($("$py" --version 2>&1))" >&2
-  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
+  local minor='import sys; print("%d.%d" % sys.version_info[:2])'
+  if [ ! -x "$venv/bin/python" ] || [ "$("$venv/bin/python" -c "$minor" 2>/dev/null)" != "$("$py" -c "$minor")" ]; then
     rm -rf "$venv"
-    "$py" -m venv "$venv"
+    # an interpreter without ensurepip (the embedded 3.14 below): pip from its wheel
+    "$py" -m venv "$venv" 2>/dev/null || { rm -rf "$venv" && "$py" -m venv --without-pip "$venv" && py_pip "$venv"; }
   fi
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "$@" >/dev/null
   exec 9<&-
   py_has "$venv" "$@" || { echo "peers: $venv: $* not installed as pinned" >&2; return 1; }
 }
 
-# py_find VERSION prints a python3 of that minor version (PATH, then pyenv's).
+# Python 3.14 for warc2zim 2.3.1, where the machine has none (Debian 12 stops at 3.11, python.org
+# is not reachable here): the CPython 3.14 build (python-build-standalone) that the Go module
+# github.com/kluctl/go-embed-python embeds, fetched through the Go module proxy (so checked
+# against sum.golang.org) and unpacked by scripts/pyembed.py into the user's cache, outside
+# any checkout; 36 MB, a few seconds once downloaded.
+PY314_MOD=github.com/kluctl/go-embed-python@v0.0.0-3.14.6-20260610-1
+PY314=${XDG_CACHE_HOME:-$HOME/.cache}/arcport/python-3.14.6
+py314() {
+  [ -x "$PY314/bin/python3" ] && return 0
+  command -v go >/dev/null || return 1
+  local plat dir tmp
+  plat=$(go env GOOS)-$(go env GOARCH)
+  case $plat in linux-amd64 | linux-arm64 | darwin-amd64 | darwin-arm64) ;; *) return 1 ;; esac
+  tmp=$(mktemp -d)
+  dir=$(cd "$tmp" && go mod init peers >/dev/null 2>&1 && go mod download -json "$PY314_MOD" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  rm -rf "$tmp"
+  [ -n "$dir" ] || return 1
+  echo "peers: Python 3.14.6 from $PY314_MOD into $PY314" >&2
+  mkdir -p "$(dirname "$PY314")"
+  python3 "$PWD/pyembed.py" "$dir" "$plat" "$PY314"
+}
+
+# py_find_314: a python3.14 on PATH or in pyenv already (then nothing is fetched).
+py_find_314() {
+  local p
+  for p in python3.14 "$(pyenv root 2>/dev/null)/versions/3.14"*/bin/python3 "$HOME/.pyenv/versions/3.14"*/bin/python3; do
+    command -v "$p" >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+
+# py_find VERSION prints a python3 of that minor version (PATH, pyenv's, then the one above).
 py_find() {
   local v=$1 p
-  for p in "python$v" "$(pyenv root 2>/dev/null)/versions/$v"*/bin/python3 "$HOME/.pyenv/versions/$v"*/bin/python3; do
+  [ "$v" != 3.14 ] || py_find_314 || py314 || true
+  for p in "python$v" "$(pyenv root 2>/dev/null)/versions/$v"*/bin/python3 "$HOME/.pyenv/versions/$v"*/bin/python3 "$PY314/bin/python3"; do
     p=$(command -v "$p" 2>/dev/null) || continue
     [ "$("$p" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" = "$v" ] && { echo "$p"; return 0; }
   done

@@ -24,9 +24,9 @@ type PyPeer struct {
 
 // PyPeers maps each command the tests run to the package that provides it,
 // as scripts/peers.sh installs them. warc2zim has its own venv: its 2.3
-// releases require Python 3.14 and 2.2 requires 3.13, newer than the
-// Python the others run on; peers.sh installs the newest release that an
-// interpreter on the machine supports (2.2.2 with pyenv's 3.13 here).
+// releases require Python 3.14, newer than the Python the others run on;
+// where the machine has no 3.14, peers.sh unpacks the CPython 3.14 build
+// that the Go module github.com/kluctl/go-embed-python embeds.
 // pywb's cdx-server script is left out: in pywb 2.10.0 it fails at import
 // (pywb.apps.cli has no cdx_server); wayback serves the CDX API at
 // /COLLECTION/cdx.
@@ -38,7 +38,7 @@ var PyPeers = map[string]PyPeer{
 	"wayback":      {"pywb", "2.10.0", "venv"},
 	// authsign (py-wacz's [signing] extra): its server runs under uvicorn
 	"uvicorn":  {"authsign", "0.6.1", "venv"},
-	"warc2zim": {"warc2zim", "2.2.2", "venv-zim"},
+	"warc2zim": {"warc2zim", "2.3.1", "venv-zim"},
 }
 
 // FindPy returns the path of command cmd (a key of PyPeers) in the virtual
