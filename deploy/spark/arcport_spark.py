@@ -84,6 +84,7 @@ class BatchJob:
     shard_count: int
     list_text: Optional[str] = None
     bin_dir: Optional[str] = None
+    via: str = "python"
 
     def command(self, shard: int) -> list[str]:
         """The command line of task shard."""
@@ -100,6 +101,30 @@ class BatchJob:
             "jsonl",
         ]
 
+    def pipe_command(self) -> list[str]:
+        """The command line every task of the JVM path runs (PIPE_SCRIPT
+        under sh: the shard index is the first line of its standard input)."""
+        return [
+            "sh",
+            "-c",
+            PIPE_SCRIPT,
+            binary(self.argv[0], self.bin_dir),
+            *self.argv[1:],
+            "--inputs",
+            self.inputs,
+            "--shard-count",
+            str(self.shard_count),
+            "--emit",
+            "jsonl",
+        ]
+
+    def pipe_input(self, shard: int) -> str:
+        """What task shard of the JVM path gets on standard input: its index,
+        then the list when it is fed from the driver."""
+        if self.list_text is None:
+            return str(shard)
+        return str(shard) + "\n" + self.list_text.rstrip("\n")
+
 
 @dataclass
 class JobResult:
@@ -112,6 +137,40 @@ class JobResult:
 
     def summary(self) -> dict[str, Any]:
         return {"job": self.name, "inputs": len(self.rows), "seconds": round(self.seconds, 3), **self.counts}
+
+
+# PIPE_SCRIPT runs one task of the JVM path (via="pipe"): Spark's PipedRDD
+# writes the partition's one element (the shard index, and the list when it
+# is fed from the driver) to the standard input of `sh -c PIPE_SCRIPT BIN
+# ARGS...`; sh reads the index line (read takes one byte at a time from a
+# pipe, so arcport gets the rest), runs arcport, and ends the output with a
+# line giving the shard and the exit status. 0 and 65 (bad inputs, in the
+# rows) end the task well; any other status fails it (PipedRDD raises), and
+# Spark retries it. The test hook: when $ARCPORT_SPARK_TEST_CRASH names
+# JOB:SHARD ($ARCPORT_SPARK_JOB) and the marker file
+# $ARCPORT_SPARK_TEST_MARK.JOB.SHARD does not exist yet, arcport writes its
+# lines there and is SIGKILLed once it has reported its first input, and
+# the task fails (137) after passing that line on, as a task whose
+# process was killed would.
+PIPE_SCRIPT = r"""read -r i || exit 1
+case ",${ARCPORT_SPARK_TEST_CRASH:-}," in
+*",$ARCPORT_SPARK_JOB:$i,"*)
+  m="${ARCPORT_SPARK_TEST_MARK:-/tmp/arcport-spark-crash}.$ARCPORT_SPARK_JOB.$i"
+  if [ ! -e "$m" ]; then
+    exec 3<&0
+    "$0" "$@" --shard-index "$i" <&3 > "$m" &
+    p=$!
+    while [ ! -s "$m" ] && kill -0 $p 2>/dev/null; do sleep 0.05; done
+    kill -9 $p 2>/dev/null
+    head -n 1 "$m"
+    exit 137
+  fi ;;
+esac
+"$0" "$@" --shard-index "$i"
+s=$?
+case $s in 0|65) printf '{"arcport_shard":%d,"arcport_exit":%d}\n' "$i" "$s"; exit 0 ;; esac
+exit $s
+"""
 
 
 def binary(name: str, bin_dir: Optional[str]) -> str:
@@ -154,15 +213,23 @@ def make_job(
     shard_count: int,
     bin_dir: Optional[str],
     use_plan: bool = False,
+    via: str = "python",
 ) -> BatchJob:
     """A BatchJob over list_name: a local list is read here and fed to the
-    tasks, a remote one is read by each task; use_plan balances it first."""
+    tasks, a remote one is read by each task; use_plan balances it first.
+    via is how tasks run: "python" (a Python worker per task runs arcport)
+    or "pipe" (the JVM runs it: Spark's PipedRDD, no Python worker)."""
     if shard_count < 1:
         raise ValueError("shard count must be at least 1")
+    if via not in VIAS:
+        raise ValueError(f"via {via!r}: want one of {', '.join(VIAS)}")
     if use_plan:
-        return BatchJob(name, tuple(argv), "-", shard_count, plan(list_name, shard_count, bin_dir), bin_dir)
+        return BatchJob(name, tuple(argv), "-", shard_count, plan(list_name, shard_count, bin_dir), bin_dir, via)
     text = read_list(list_name)
-    return BatchJob(name, tuple(argv), "-" if text is not None else list_name, shard_count, text, bin_dir)
+    return BatchJob(name, tuple(argv), "-" if text is not None else list_name, shard_count, text, bin_dir, via)
+
+
+VIAS = ("python", "pipe")
 
 
 def parse_rows(lines: Iterable[str], job: str, shard: int, attempt: int, status: int) -> Iterator[dict[str, Any]]:
@@ -228,14 +295,32 @@ def result_schema() -> Any:
     return StructType([StructField(n, kinds[k], True) for n, k in RESULT_FIELDS])
 
 
+LOCAL_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
 def spark_session(master: Optional[str], app: str = "arcport") -> "SparkSession":
     """A session with speculation off (a task never runs twice at once)."""
     from pyspark.sql import SparkSession
 
+    b = SparkSession.builder.appName(app).config("spark.speculation", "false").config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
     if master and master.startswith("local"):
         # the Python workers are this interpreter (the venv with pyspark)
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    b = SparkSession.builder.appName(app).config("spark.speculation", "false").config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+        # The JVM of local mode only schedules and pipes (arcport does the
+        # work): the client compiler alone and the serial collector start
+        # it faster (LOCAL_JAVA_OPTIONS; ARCPORT_SPARK_JAVA_OPTIONS replaces
+        # them, "" for none).
+        opts = os.environ.get("ARCPORT_SPARK_JAVA_OPTIONS", LOCAL_JAVA_OPTIONS)
+        if opts:
+            b = b.config("spark.driver.extraJavaOptions", opts)
+    if "SPARK_HOME" not in os.environ:
+        # spark-submit would otherwise start a Python interpreter to find it
+        try:
+            from pyspark.find_spark_home import _find_spark_home
+
+            os.environ["SPARK_HOME"] = _find_spark_home()
+        except Exception:  # pragma: no cover - spark-submit finds it itself
+            pass
     if master:
         b = b.master(master)
     spark = b.getOrCreate()
@@ -243,25 +328,77 @@ def spark_session(master: Optional[str], app: str = "arcport") -> "SparkSession"
     return spark
 
 
-def run_job(spark: "SparkSession", job: BatchJob) -> tuple["DataFrame", JobResult]:
-    """Runs job's shard_count tasks (one partition each) and collects the rows."""
-    from pyspark import TaskContext
+def pipe_rows(lines: Iterable[str], job: str) -> list[dict[str, Any]]:
+    """The rows of the JVM path's output: each task's --emit lines, then its
+    PIPE_SCRIPT line naming the shard and the exit status (the attempt is
+    not known there: None)."""
+    rows: list[dict[str, Any]] = []
+    pending: list[str] = []
+    for line in lines:
+        if line.startswith('{"arcport_shard":'):
+            end = json.loads(line)
+            rows.extend(parse_rows(pending, job, int(end["arcport_shard"]), None, int(end["arcport_exit"])))  # type: ignore[arg-type]
+            pending = []
+        elif line.strip():
+            pending.append(line)
+    if pending:
+        raise TaskFailed(f"{job}: {len(pending)} result line(s) after the last task's end")
+    return rows
 
-    def task(index: int, _: Iterator[int]) -> Iterator[dict[str, Any]]:
-        ctx = TaskContext.get()
-        attempt = ctx.attemptNumber() if ctx is not None else 0
-        return iter(run_task(job, index, attempt))
+
+def run_pipe(spark: "SparkSession", job: BatchJob) -> list[dict[str, Any]]:
+    """Runs job's tasks in the JVM (JavaRDD.pipe, one partition per shard):
+    no Python worker is started, which is most of what a job costs in a
+    new session beside arcport's own work."""
+    sc = spark.sparkContext
+    jvm = sc._jvm  # type: ignore[attr-defined]
+    elems = jvm.java.util.ArrayList()
+    for i in range(job.shard_count):
+        elems.add(job.pipe_input(i))
+    cmd = jvm.java.util.ArrayList()
+    for c in job.pipe_command():
+        cmd.add(c)
+    env = jvm.java.util.HashMap()
+    env.put("ARCPORT_SPARK_JOB", job.name)
+    try:
+        out = sc._jsc.parallelize(elems, job.shard_count).pipe(cmd, env).collect()  # type: ignore[attr-defined]
+    except Exception as e:  # py4j's Py4JJavaError: a task failed spark.task.maxFailures times
+        msg = str(e).strip().splitlines()
+        raise TaskFailed(f"{job.name}: {' '.join(msg[:3])[:2000]}") from None
+    return pipe_rows(out, job.name)
+
+
+def run_job(spark: "SparkSession", job: BatchJob) -> tuple["DataFrame", JobResult]:
+    """Runs job's shard_count tasks (one partition each) and returns the
+    rows as a DataFrame too."""
+    res = run_rows(spark, job)
+    df = spark.createDataFrame(res.rows, result_schema())  # type: ignore[arg-type]
+    return df, res
+
+
+def run_rows(spark: "SparkSession", job: BatchJob) -> JobResult:
+    """Runs job's shard_count tasks (one partition each) and collects the
+    rows, without a DataFrame (whose first one in a session starts Spark
+    SQL: seconds)."""
+    from pyspark import TaskContext
 
     t0 = time.monotonic()
     sc = spark.sparkContext
     sc.setJobDescription(f"arcport {job.name}: {' '.join(job.argv)}")
-    rdd = sc.parallelize(range(job.shard_count), job.shard_count).mapPartitionsWithIndex(task)
-    rows = rdd.collect()
-    df = spark.createDataFrame(rows, result_schema())  # type: ignore[arg-type]
+    if job.via == "pipe":
+        rows = run_pipe(spark, job)
+    else:
+
+        def task(index: int, _: Iterator[int]) -> Iterator[dict[str, Any]]:
+            ctx = TaskContext.get()
+            attempt = ctx.attemptNumber() if ctx is not None else 0
+            return iter(run_task(job, index, attempt))
+
+        rows = sc.parallelize(range(job.shard_count), job.shard_count).mapPartitionsWithIndex(task).collect()
     res = JobResult(job.name, rows, time.monotonic() - t0)
     for r in rows:
         res.counts[r["status"]] = res.counts.get(r["status"], 0) + 1
-    return df, res
+    return res
 
 
 def zipnum_part(
@@ -303,7 +440,7 @@ def build_zipnum(
         use_plan,
     )
     t0 = time.monotonic()
-    _, runres = run_job(spark, job)
+    runres = run_rows(spark, job)
     bad = runres.counts.get("bad", 0)
     if bad:
         raise TaskFailed(f"{name}: {bad} bad input(s): no cluster")
@@ -336,8 +473,8 @@ def run_spec(spark: "SparkSession", spec: dict[str, Any], bin_dir: Optional[str]
     name = spec["name"]
     bd = spec.get("bin_dir", bin_dir)
     if kind == "run":
-        job = make_job(name, spec["argv"], spec["list"], int(spec["shard_count"]), bd, bool(spec.get("plan")))
-        _, res = run_job(spark, job)
+        job = make_job(name, spec["argv"], spec["list"], int(spec["shard_count"]), bd, bool(spec.get("plan")), spec.get("via", "python"))
+        res = run_rows(spark, job)
     elif kind == "zipnum":
         res = build_zipnum(
             spark,
@@ -369,6 +506,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     r.add_argument("--shard-count", type=int, required=True, help="tasks (Spark partitions)")
     r.add_argument("--plan", action="store_true", help="balance the list by size first (waczpack plan on the driver)")
     r.add_argument("--name", default="run")
+    r.add_argument("--via", choices=VIAS, default="python",
+                   help="how tasks run arcport: python (a Python worker per task; the default) or pipe (the JVM, "
+                   "Spark's PipedRDD: no Python worker, much less fixed cost; attempt numbers not known)")
     r.add_argument("argv", nargs=argparse.REMAINDER, help="-- COMMAND ARGS (without --inputs/--shard-*/--emit)")
     z = sub.add_parser("zipnum", help="a collection's ZipNum cluster from a list of WARCs")
     z.add_argument("--list", required=True)
@@ -379,7 +519,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     z.add_argument("--plan", action="store_true")
     z.add_argument("extra", nargs=argparse.REMAINDER, help="-- flags for the part tasks (e.g. --block-lines 1000)")
     j = sub.add_parser("jobs", help="several jobs in one Spark session, from a JSON file (a list of objects)")
-    j.add_argument("file", help='[{"kind":"run","name":..,"list":..,"shard_count":K,"argv":[..],"plan":false,"results":PATH},'
+    j.add_argument("file", help='[{"kind":"run","name":..,"list":..,"shard_count":K,"argv":[..],"plan":false,"via":"python","results":PATH},'
                    ' {"kind":"zipnum","name":..,"list":..,"runs":..,"cluster":..,"shards":S,"run_tasks":K,"extra":[..]}]')
     a = p.parse_args(argv)
 
@@ -387,7 +527,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         args = a.argv[1:] if a.argv[:1] == ["--"] else a.argv
         if not args:
             p.error("run: give the command after --")
-        specs = [{"kind": "run", "name": a.name, "list": a.list, "shard_count": a.shard_count, "argv": args, "plan": a.plan}]
+        specs = [{"kind": "run", "name": a.name, "list": a.list, "shard_count": a.shard_count, "argv": args, "plan": a.plan, "via": a.via}]
     elif a.cmd == "zipnum":
         extra = a.extra[1:] if a.extra[:1] == ["--"] else a.extra
         specs = [{"kind": "zipnum", "name": "zipnum", "list": a.list, "runs": a.runs, "cluster": a.cluster,

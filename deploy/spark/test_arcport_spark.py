@@ -111,5 +111,79 @@ class RunTaskTest(unittest.TestCase):
         self.assertEqual(json.loads(Path(p).read_text())["status"], "done")
 
 
+def run_pipe_script(job: drv.BatchJob, shard: int, env: dict[str, str] | None = None) -> tuple[int, list[str]]:
+    """One task of the JVM path as Spark's PipedRDD runs it: the partition's
+    element and a newline on standard input, the lines of standard output."""
+    import subprocess
+
+    e = dict(os.environ, ARCPORT_SPARK_JOB=job.name, **(env or {}))
+    done = subprocess.run(job.pipe_command(), input=job.pipe_input(shard) + "\n", capture_output=True, text=True, env=e, check=False)
+    return done.returncode, done.stdout.splitlines()
+
+
+class PipeRowsTest(unittest.TestCase):
+    def test_pipe_command(self) -> None:
+        job = drv.BatchJob("j", ("arc2warc", "-o", "out/{stem}.warc.gz"), "-", 3, "a.arc\nb.arc\n", "/opt/arcport", "pipe")
+        self.assertEqual(job.pipe_command()[:4], ["sh", "-c", drv.PIPE_SCRIPT, "/opt/arcport/arc2warc"])
+        self.assertEqual(job.pipe_command()[4:], ["-o", "out/{stem}.warc.gz", "--inputs", "-", "--shard-count", "3", "--emit", "jsonl"])
+        self.assertEqual(job.pipe_input(2), "2\na.arc\nb.arc")
+        remote = drv.BatchJob("j", ("arc2warc",), "s3://coll/l.txt", 3, None, None, "pipe")
+        self.assertEqual(remote.pipe_input(1), "1")
+
+    def test_pipe_rows(self) -> None:
+        a = '{"input":"a","output":"x","status":"done","records":3,"bytes":10,"sha256":"ab","seconds":0.5}'
+        b = '{"input":"b","output":"y","status":"bad","records":0,"bytes":0,"sha256":"","seconds":0.1,"error":"e"}'
+        rows = drv.pipe_rows([a, '{"arcport_shard":0,"arcport_exit":0}', b, a, '{"arcport_shard":1,"arcport_exit":65}'], "j")
+        self.assertEqual([(r["input"], r["shard"], r["exit"], r["attempt"]) for r in rows],
+                         [("a", 0, 0, None), ("b", 1, 65, None), ("a", 1, 65, None)])
+        with self.assertRaises(drv.TaskFailed):
+            drv.pipe_rows([a], "j")
+        with self.assertRaises(ValueError):
+            drv.make_job("j", ["arc2warc"], "s3://c/l.txt", 1, None, via="jvm")
+
+
+@unittest.skipUnless(BIN_DIR, "ARCPORT_BIN_DIR not set (the arcport binaries)")
+class PipeScriptTest(unittest.TestCase):
+    """PIPE_SCRIPT (the JVM path's task) with the real arc2warc."""
+
+    def setUp(self) -> None:
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+        shutil.copy(EXAMPLE_ARC, os.path.join(self.dir, "good.arc.gz"))
+        shutil.copy(EXAMPLE_ARC, os.path.join(self.dir, "good2.arc.gz"))
+        Path(self.dir, "bad.arc").write_bytes(b"this is not an ARC file\n")
+
+    def job(self, names: list[str], template: str, k: int = 1, *extra: str) -> drv.BatchJob:
+        text = "".join(os.path.join(self.dir, n) + "\n" for n in names)
+        return drv.BatchJob("t", ("arc2warc", "-o", os.path.join(self.dir, template), *extra), "-", k, text, BIN_DIR, "pipe")
+
+    def test_statuses(self) -> None:
+        code, lines = run_pipe_script(self.job(["good.arc.gz", "bad.arc", "good2.arc.gz"], "out/{stem}.warc.gz", 2), 0)
+        self.assertEqual(code, 0)  # 65 is a result, not a failed task
+        rows = drv.pipe_rows(lines, "t")
+        self.assertEqual([(os.path.basename(r["input"]), r["status"], r["shard"], r["exit"]) for r in rows],
+                         [("good.arc.gz", "done", 0, 0), ("good2.arc.gz", "done", 0, 0)])
+        code, lines = run_pipe_script(self.job(["good.arc.gz", "bad.arc"], "out/{stem}.warc.gz", 2), 1)
+        self.assertEqual([(r["status"], r["shard"], r["exit"]) for r in drv.pipe_rows(lines, "t")], [("bad", 1, 65)])
+        # bad usage: the task fails (PipedRDD raises on a status other than 0)
+        code, lines = run_pipe_script(self.job(["good.arc.gz"], "out/same.warc.gz"), 0)
+        self.assertEqual((code, lines), (2, []))
+
+    def test_crash_hook(self) -> None:
+        job = self.job(["good.arc.gz", "good2.arc.gz"], "out/{stem}.warc.gz", 1, "--skip-existing")
+        env = {drv.CRASH_ENV: "x:3,t:0", "ARCPORT_SPARK_TEST_MARK": os.path.join(self.dir, "mark")}
+        code, lines = run_pipe_script(job, 0, env)
+        self.assertEqual(code, 137)
+        self.assertEqual([json.loads(x)["status"] for x in lines], ["done"])
+        code, lines = run_pipe_script(job, 0, env)  # the retry: the marker is there
+        self.assertEqual(code, 0)
+        rows = drv.pipe_rows(lines, "t")
+        # the input reported before the kill is skipped; the other one was
+        # done again or, when arcport got to it before the kill, skipped
+        self.assertEqual([os.path.basename(r["input"]) for r in rows], ["good.arc.gz", "good2.arc.gz"])
+        self.assertEqual(rows[0]["status"], "skipped")
+        self.assertIn(rows[1]["status"], ("done", "skipped"))
+
+
 if __name__ == "__main__":
     unittest.main()
