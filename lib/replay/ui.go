@@ -108,6 +108,8 @@ func (s *Server) uiRaw(w http.ResponseWriter, r *http.Request) bool {
 	p, rawQuery, _ := strings.Cut(target, "?")
 	switch p {
 	case "/":
+		// two answers, by Accept: caches are told
+		w.Header().Add("Vary", "Accept")
 		if !wantsHTML(r) {
 			return false // the text list (routes.go)
 		}

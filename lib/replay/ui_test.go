@@ -257,7 +257,7 @@ func text(html string) string {
 func TestUIHome(t *testing.T) {
 	ts, caps := uiServer(t)
 	a := uiGet(t, ts.URL, "/")
-	if a.code != 200 || !strings.HasPrefix(a.hdr.Get("Content-Type"), "text/html") || a.hdr.Get("Content-Security-Policy") == "" {
+	if a.code != 200 || !strings.HasPrefix(a.hdr.Get("Content-Type"), "text/html") || a.hdr.Get("Content-Security-Policy") == "" || a.hdr.Get("Vary") != "Accept" {
 		t.Fatalf("/: %d %v", a.code, a.hdr)
 	}
 	txt := text(a.body)
@@ -304,7 +304,7 @@ func TestUIHome(t *testing.T) {
 	}
 	for _, accept := range []string{"", "*/*", "text/plain", "text/html;q=0"} {
 		a := uiGet(t, ts.URL, "/", accept)
-		if a.code != 200 || a.hdr.Get("Content-Type") != "text/plain; charset=utf-8" || !strings.Contains(a.body, "garden\twacz\t") {
+		if a.code != 200 || a.hdr.Get("Content-Type") != "text/plain; charset=utf-8" || a.hdr.Get("Vary") != "Accept" || !strings.Contains(a.body, "garden\twacz\t") {
 			t.Errorf("/ Accept %q: %d %s %q", accept, a.code, a.hdr.Get("Content-Type"), a.body)
 		}
 	}
