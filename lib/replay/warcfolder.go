@@ -6,9 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,29 +25,45 @@ import (
 
 // warcFolder indexes the WARC/ARC files of a folder once, as
 // cdxj-indexer -p would (cdx.AppendCdxjIndexer: Python surt keys, so
-// that pywb's query keys find them), into CACHE/<hash of the folder>/
-// index.cdxj, sorted; the index is made again when the folder's files
-// change (names, sizes, times; the folder is listed again at most once a
-// second, when a query comes).
+// that pywb's query keys find them), into CACHE/<hash of the folder>/:
+// index.cdxj, sorted, and for files added since, one sorted
+// add-N.cdxj per refresh that found new files (only the new files are
+// read); "manifest" says which file's lines are in which index. A file
+// changed or removed, or more than maxSegments indexes, make index.cdxj
+// again from every file. The folder is listed again (names, sizes,
+// times: a stat each) at most once a second, when a query comes, so
+// files added while serving show up without a restart. Queries see the
+// indexes merged as one source, "index.cdxj".
 type warcFolder struct {
 	dir, cache string
 	name       string
 	mu         sync.Mutex
-	stamp      string
 	idxDir     string
-	checked    time.Time // when the folder was last listed
+	// files are the indexed files and the index holding each
+	files    map[string]folderFile
+	segments []string  // index.cdxj, add-1.cdxj, ...
+	checked  time.Time // when the folder was last listed
+}
+
+// folderFile is an indexed file: its size and time, and its index.
+type folderFile struct {
+	size    int64
+	mod     int64
+	segment string
 }
 
 // refreshEvery is how often a query may list a WARC folder again.
 const refreshEvery = time.Second
 
-func (w *warcFolder) files() ([]string, string, error) {
+// maxSegments bounds the add-N.cdxj indexes a query merges.
+const maxSegments = 8
+
+func (w *warcFolder) list() (map[string]folderFile, error) {
 	ents, err := os.ReadDir(w.dir)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	var names []string
-	h := sha256.New()
+	out := map[string]folderFile{}
 	for _, e := range ents {
 		if !isArchiveName(e.Name()) || !e.Type().IsRegular() {
 			continue
@@ -53,11 +72,66 @@ func (w *warcFolder) files() ([]string, string, error) {
 		if err != nil {
 			continue
 		}
-		names = append(names, e.Name())
-		fmt.Fprintf(h, "%s\x00%d\x00%d\n", e.Name(), info.Size(), info.ModTime().UnixNano())
+		out[e.Name()] = folderFile{size: info.Size(), mod: info.ModTime().UnixNano()}
+	}
+	return out, nil
+}
+
+// readManifest reads the manifest of the cache folder: the files and
+// the indexes, nil when it or one of its indexes is missing.
+func (w *warcFolder) readManifest() (map[string]folderFile, []string) {
+	b, err := os.ReadFile(filepath.Join(w.idxDir, "manifest"))
+	if err != nil {
+		return nil, nil
+	}
+	files := map[string]folderFile{}
+	var segs []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) == 2 && f[0] == "segment" {
+			if _, err := os.Stat(filepath.Join(w.idxDir, f[1])); err != nil {
+				return nil, nil
+			}
+			segs = append(segs, f[1])
+			seen[f[1]] = true
+			continue
+		}
+		if len(f) != 4 || !seen[f[0]] {
+			return nil, nil
+		}
+		size, err1 := strconv.ParseInt(f[2], 10, 64)
+		mod, err2 := strconv.ParseInt(f[3], 10, 64)
+		if err1 != nil || err2 != nil {
+			return nil, nil
+		}
+		files[f[1]] = folderFile{size: size, mod: mod, segment: f[0]}
+	}
+	if len(segs) == 0 {
+		return nil, nil
+	}
+	return files, segs
+}
+
+func (w *warcFolder) writeManifest(files map[string]folderFile, segs []string) error {
+	var b strings.Builder
+	for _, s := range segs {
+		fmt.Fprintf(&b, "segment\t%s\n", s)
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
 	}
 	sort.Strings(names)
-	return names, hex.EncodeToString(h.Sum(nil)), nil
+	for _, n := range names {
+		f := files[n]
+		fmt.Fprintf(&b, "%s\t%s\t%d\t%d\n", f.segment, n, f.size, f.mod)
+	}
+	tmp := filepath.Join(w.idxDir, ".manifest.tmp")
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(w.idxDir, "manifest"))
 }
 
 func (w *warcFolder) refresh() error {
@@ -67,35 +141,100 @@ func (w *warcFolder) refresh() error {
 		return nil
 	}
 	w.checked = time.Now()
-	names, stamp, err := w.files()
+	cur, err := w.list()
 	if err != nil {
 		return fmt.Errorf("%s: %v", w.dir, unwrapPath(err))
 	}
-	if stamp == w.stamp {
+	if w.idxDir == "" {
+		cache := w.cache
+		if cache == "" {
+			uc, err := os.UserCacheDir()
+			if err != nil {
+				uc = os.TempDir()
+			}
+			cache = filepath.Join(uc, "arcport", "serve")
+		}
+		abs, _ := filepath.Abs(w.dir)
+		sum := sha256.Sum256([]byte(abs))
+		dir := filepath.Join(cache, hex.EncodeToString(sum[:8]))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		w.idxDir = dir
+		w.files, w.segments = w.readManifest()
+	}
+	var added []string
+	rebuild := w.segments == nil
+	for n, f := range cur {
+		old, ok := w.files[n]
+		switch {
+		case !ok:
+			added = append(added, n)
+		case old.size != f.size || old.mod != f.mod:
+			rebuild = true
+		}
+	}
+	for n := range w.files {
+		if _, ok := cur[n]; !ok {
+			rebuild = true
+		}
+	}
+	if !rebuild && len(added) == 0 {
 		return nil
 	}
-	cache := w.cache
-	if cache == "" {
-		uc, err := os.UserCacheDir()
-		if err != nil {
-			uc = os.TempDir()
+	if rebuild || len(w.segments) >= maxSegments {
+		names := make([]string, 0, len(cur))
+		for n := range cur {
+			names = append(names, n)
 		}
-		cache = filepath.Join(uc, "arcport", "serve")
+		if err := w.index(names, "index.cdxj"); err != nil {
+			w.files, w.segments = nil, nil
+			return err
+		}
+		for _, s := range w.segments {
+			if s != "index.cdxj" {
+				os.Remove(filepath.Join(w.idxDir, s))
+				forgetIndexFile(filepath.Join(w.idxDir, s))
+			}
+		}
+		files := map[string]folderFile{}
+		for n, f := range cur {
+			f.segment = "index.cdxj"
+			files[n] = f
+		}
+		w.files, w.segments = files, []string{"index.cdxj"}
+		return w.writeManifest(w.files, w.segments)
 	}
-	abs, _ := filepath.Abs(w.dir)
-	sum := sha256.Sum256([]byte(abs))
-	dir := filepath.Join(cache, hex.EncodeToString(sum[:8]))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// only the new files, into the next add-N.cdxj
+	seg := ""
+	for k := 1; ; k++ {
+		seg = fmt.Sprintf("add-%d.cdxj", k)
+		if !slices.Contains(w.segments, seg) {
+			break
+		}
+	}
+	if err := w.index(added, seg); err != nil {
 		return err
 	}
-	target := filepath.Join(dir, "index.cdxj")
-	stampFile := filepath.Join(dir, "stamp")
-	if b, err := os.ReadFile(stampFile); err == nil && string(b) == stamp {
-		w.stamp, w.idxDir = stamp, dir
-		return nil
+	files := maps.Clone(w.files)
+	for _, n := range added {
+		f := cur[n]
+		f.segment = seg
+		files[n] = f
 	}
-	// sorted with bounded memory (runs spilled beside the index)
-	sorter := cdx.NewSorter(cdx.WithTempDir(dir))
+	segs := append(slices.Clone(w.segments), seg)
+	if err := w.writeManifest(files, segs); err != nil {
+		return err
+	}
+	w.files, w.segments = files, segs
+	return nil
+}
+
+// index writes the sorted lines of the files names into the index seg,
+// with bounded memory (runs spilled beside it).
+func (w *warcFolder) index(names []string, seg string) error {
+	sort.Strings(names)
+	sorter := cdx.NewSorter(cdx.WithTempDir(w.idxDir))
 	defer sorter.Close()
 	for _, n := range names {
 		err := indexArchive(filepath.Join(w.dir, n), func(l []byte) error {
@@ -105,7 +244,7 @@ func (w *warcFolder) refresh() error {
 			return fmt.Errorf("%s: %v", filepath.Join(w.dir, n), err)
 		}
 	}
-	tmp, err := os.CreateTemp(dir, ".index-*")
+	tmp, err := os.CreateTemp(w.idxDir, ".index-*")
 	if err != nil {
 		return err
 	}
@@ -118,14 +257,11 @@ func (w *warcFolder) refresh() error {
 		os.Remove(tmp.Name())
 		return err
 	}
+	target := filepath.Join(w.idxDir, seg)
 	if err := os.Rename(tmp.Name(), target); err != nil {
 		return err
 	}
 	forgetIndexFile(target)
-	if err := os.WriteFile(stampFile, []byte(stamp), 0o644); err != nil {
-		return err
-	}
-	w.stamp, w.idxDir = stamp, dir
 	return nil
 }
 
@@ -133,7 +269,37 @@ func (w *warcFolder) load(q *query) (iterFunc, error) {
 	if err := w.refresh(); err != nil {
 		return nil, err
 	}
-	return (&dirSource{dir: w.idxDir}).load(q)
+	w.mu.Lock()
+	segs := &segmentSource{dir: w.idxDir, names: slices.Clone(w.segments)}
+	w.mu.Unlock()
+	return aggregate([]namedSource{{"index.cdxj", segs}}, q, func(n string) string { return n })
+}
+
+// segmentSource merges a WARC folder's indexes as one.
+type segmentSource struct {
+	dir   string
+	names []string
+}
+
+func (s *segmentSource) load(q *query) (iterFunc, error) {
+	var its []iterFunc
+	for _, n := range s.names {
+		it, err := (&fileSource{open: localFile(filepath.Join(s.dir, n))}).load(q)
+		if err == errNotFound {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		its = append(its, it)
+	}
+	switch len(its) {
+	case 0:
+		return emptyIter, nil
+	case 1:
+		return its[0], nil
+	}
+	return pyMerge(its), nil
 }
 
 func isArchiveName(n string) bool {
