@@ -347,6 +347,7 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 		Info struct {
 			Title, Description, Kind, Source, Count, Pages string
 			HasPages                                       bool
+			CountN, PagesN                                 int64
 		}
 		URL        string
 		MatchType  string
@@ -366,7 +367,7 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 		n, done := c.captureCount(deadline)
 		data.Info.Title, data.Info.Description, data.Info.Kind, data.Info.Source = ci.title, ci.desc, c.Kind, redactSource(c.Source)
 		data.Info.HasPages, data.Info.Pages = ci.hasPages, fmtCount(ci.pages)
-		data.Info.Count = fmtCount(n)
+		data.Info.Count, data.Info.CountN, data.Info.PagesN = fmtCount(n), n, ci.pages
 		if !done {
 			data.Info.Count = "≥ " + data.Info.Count
 		}
@@ -379,7 +380,7 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 			total += c
 			all = all && done
 		}
-		data.Info.Count = fmtCount(total)
+		data.Info.Count, data.Info.CountN = fmtCount(total), total
 		if !all {
 			data.Info.Count = "≥ " + data.Info.Count
 		}
