@@ -89,7 +89,8 @@ func TestMirrorgetBrowserWorkers(t *testing.T) {
 	var ws []*worker
 	for i := range 2 {
 		w := &worker{}
-		w.cmd = exec.Command(mg, "-v", "--browser", "--browser-path", chromium, "--browser-tabs", "2",
+		// one URL at a time each, so that both take pages
+		w.cmd = exec.Command(mg, "-v", "-c", "1", "--browser", "--browser-path", chromium, "--browser-tabs", "1",
 			"--frontier", "redis://"+srv.Addr+"/0", "--crawl-id", "js", "--worker", fmt.Sprintf("w%d", i),
 			"--format", "warc", "--warc-dir", wd, site.URL+"/")
 		w.cmd.Stderr = &w.stderr

@@ -56,9 +56,9 @@ var ErrNotFetched = errors.New("not fetched")
 //
 // A GET for a URL the pages' requests captured already in this crawl is
 // answered from that capture (see renderCache): nothing is fetched or
-// recorded again. With a Frontier, the links of the page's HTML to URLs
-// the pages' requests captured are not queued (mergeLinks): without one,
-// the crawl's seen set makes them duplicates.
+// recorded again. With a Frontier, the requisites the page's HTML links
+// to that the pages' requests captured are not queued (mergeLinks):
+// without one, the crawl's seen set makes them duplicates.
 func (c *Crawler) render(ctx context.Context, it *item, cp *Capture) ([]Link, error) {
 	rc := c.renderCache()
 	fetch := func(rctx context.Context, req *http.Request) (int, http.Header, []byte, error) {
@@ -418,7 +418,11 @@ func mergeLinks(found, rendered []Link) []Link {
 		rendered = rendered[:len(rendered)-1]
 		kept := found[:0:0]
 		for _, l := range found {
-			if u, err := CanonicalURL(l.URL); err == nil && !l.Redirect && rc.captured(u.String()) {
+			if !l.Embedded || l.Redirect {
+				kept = append(kept, l) // a page is crawled as one
+				continue
+			}
+			if u, err := CanonicalURL(l.URL); err == nil && rc.captured(u.String()) {
 				continue // captured as a requisite of a page already
 			}
 			kept = append(kept, l)
