@@ -93,15 +93,22 @@ func (tb *treeBuilder) build(next *uint32, emit func(n uint32, b []byte) error) 
 				tag, compressed = c, true
 			}
 		}
+		// GlassTable::add with full_compaction (Compactor::FULL, what
+		// libzim >= 9.5 asks for): a tag too long for one item starts in
+		// the free space left in the current block when that saves an item
+		// or leaves room worth using (n >= key length + 34).
 		cd := len(e.key) + 1 + 2 + 2
 		L := maxItem - cd
 		firstL := L + 2
-		m := 1
-		if len(tag) > firstL {
-			m = (len(tag)-firstL+L-1)/L + 1
-		} else {
+		if len(tag) <= firstL {
 			firstL = len(tag)
+		} else if n := (lw.low - lw.dir) % (maxItem + 2); n > 2+cd {
+			n -= 2 + cd
+			if last := (len(tag) - 2) % L; n >= last || n >= len(e.key)+34 {
+				firstL = n + 2
+			}
 		}
+		m := (len(tag)-firstL+L-1)/L + 1
 		if m >= 1<<16 {
 			return ri, fmt.Errorf("xapian: %s table: tag of %d bytes too large for %d-byte blocks", tb.name, len(tag), bs)
 		}

@@ -126,3 +126,33 @@ func TestTableSizes(t *testing.T) {
 		}
 	}
 }
+
+// compsOf returns the keys of table ti in order, the sizes of each key's
+// components (as stored) and the block holding its first component.
+func compsOf(t *testing.T, db *DB, ti int) (keys []string, m map[string][]int, blockOf map[string]uint32) {
+	m = map[string][]int{}
+	blockOf = map[string]uint32{}
+	tb := &db.tables[ti]
+	var walk func(n uint32, level int)
+	walk = func(n uint32, level int) {
+		b, err := tb.block(n, level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := dirStart; c < dirEnd(b); c += 2 {
+			o := itemAt(b, c)
+			if level > 0 {
+				walk(branchBlock(b, o), level-1)
+				continue
+			}
+			k := string(leafKey(b, o))
+			if _, ok := m[k]; !ok {
+				keys = append(keys, k)
+				blockOf[k] = n
+			}
+			m[k] = append(m[k], len(leafChunk(b, o)))
+		}
+	}
+	walk(tb.ri.root, tb.ri.level)
+	return
+}
