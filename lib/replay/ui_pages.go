@@ -12,7 +12,10 @@ import (
 )
 
 // snippet is the text around a search's match.
-type snippet struct{ Before, Match, After string }
+type snippet struct {
+	Before, Match, After string
+	Cut1, Cut2           bool // text left out before, after
+}
 
 type pageRow struct {
 	Title, URL, When    string
@@ -156,5 +159,5 @@ func makeSnippet(s string, i, n int) *snippet {
 	} else {
 		after = clean(after)
 	}
-	return &snippet{Before: before, Match: s[i : i+n], After: after}
+	return &snippet{Before: before, Match: s[i : i+n], After: after, Cut1: a > 0, Cut2: b < len(s)}
 }
