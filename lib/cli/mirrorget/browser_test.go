@@ -76,3 +76,26 @@ func TestBrowserFlags(t *testing.T) {
 		}
 	}
 }
+
+// staticDOM: the rendered DOM saved by -O keeps what the scripts built,
+// not the scripts; data blocks stay; the document is declared UTF-8 once.
+func TestStaticDOM(t *testing.T) {
+	in := `<!DOCTYPE html><html><head><meta charset="windows-1252"><title>T</title>` +
+		`<link rel="modulepreload" href="/m.js"><link rel="preload" as="script" href="/p.js"><link rel="stylesheet" href="/s.css">` +
+		`<script src="/app.js"></script><script type="module">x()</script><script type="application/ld+json">{"a":1}</script></head>` +
+		`<body><div id="list"><h2>Card 1 from JSON</h2><img src="/img/1.png"></div><script>document.write('x')</script></body></html>`
+	out, err := staticDOM(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"/app.js", "x()", "document.write", "/m.js", "/p.js", "windows-1252"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("%q left in %s", gone, out)
+		}
+	}
+	for _, kept := range []string{"<!DOCTYPE html>", `<head><meta charset="utf-8"/><title>T</title>`, `/s.css`, `{"a":1}`, "Card 1 from JSON", `<img src="/img/1.png"/>`} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("%q missing from %s", kept, out)
+		}
+	}
+}
