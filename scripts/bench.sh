@@ -831,10 +831,13 @@ bench_workers() {
 
 # spark: only when named (make peers: scripts/venv-spark, Java 17+). The same 200-file job, a
 # sorted CDXJ run per WARC.gz (waczpack index --sort, batch mode, 2 shards), as
-# deploy/spark/arcport_spark.py in Spark local[2] (a Spark session started per run) vs GNU
-# parallel -j 2 running the 2 shards; outputs compared file by file. SPARK_RECORDS: records per
-# WARC.gz (default 300: 574 MiB; Spark's fixed cost, a session and its first job, weighs less on
-# bigger inputs).
+# deploy/spark/arcport_spark.py in Spark local[2] vs GNU parallel -j 2 running the 2 shards;
+# outputs compared file by file. The driver runs its tasks in the JVM (--via pipe: Spark's
+# PipedRDD, no Python worker). Two rows: end to end (a Spark session started per run: the JVM,
+# then the job), and the job in a session already started, as on a cluster or in a jobs file
+# (one driver process runs the job REPEAT+1 times into fresh folders; the first job of the
+# session, which also warms the JVM's task path, is in the note, the median of the others is
+# the row). SPARK_RECORDS: records per WARC.gz (default 300: 574 MiB).
 SPARK_FILES=200
 bench_spark() {
   need_bin waczpack || return 1
@@ -853,17 +856,37 @@ bench_spark() {
     for ((i = 0; i < SPARK_FILES; i++)); do echo "$dir/c-$i.warc.gz"; done >"$list.tmp" && mv "$list.tmp" "$list"
   fi
   local job="index --sort -j 1 --inputs $list --shard-count 2"
-  local ours="rm -rf $R/spark-runs-{RUN}; SPARK_LOCAL_IP=127.0.0.1 $py deploy/spark/arcport_spark.py --master 'local[2]' --bin-dir $B run --list $list --shard-count 2 -- waczpack index --sort -j 1 -o '$R/spark-runs-{RUN}/{stem}.cdxj' > $R/spark-{RUN}.json"
+  local ours="rm -rf $R/spark-runs-{RUN}; SPARK_LOCAL_IP=127.0.0.1 $py deploy/spark/arcport_spark.py --master 'local[2]' --bin-dir $B run --via pipe --list $list --shard-count 2 -- waczpack index --sort -j 1 -o '$R/spark-runs-{RUN}/{stem}.cdxj' > $R/spark-{RUN}.json"
   local peer="rm -rf $R/par-runs-{RUN}; parallel -j 2 $B/waczpack $job --shard-index {} -o '$R/par-runs-{RUN}/{stem}.cdxj' ::: 0 1"
   bench_pair spark-index "$ours" parallel-index "$peer"
-  local same=yes jobs
+  local same=yes first
   diff -r -x _done "$R/spark-runs-1" "$R/par-runs-1" >/dev/null || same=no
-  jobs=$(sed -n 's/.*"seconds": \([0-9.]*\).*/\1/p' "$R"/spark-[0-9]*.json | sort -g | awk '{v[NR]=$1} END{print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}')
+  # the job in a started session: REPEAT+1 jobs in one driver process
+  local jobs=$R/spark-session-jobs.json
+  "$py" - "$list" "$B" "$R" "$REPEAT" >"$jobs" <<'PY'
+import json, sys
+lst, b, r, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+print(json.dumps([{"kind": "run", "name": f"index-{k}", "list": lst, "shard_count": 2, "via": "pipe",
+                   "argv": ["waczpack", "index", "--sort", "-j", "1", "-o", f"{r}/spark-session-{k}/{{stem}}.cdxj"]}
+                  for k in range(n + 1)]))
+PY
+  rm -rf "$R"/spark-session-[0-9]*
+  log "spark-session: one driver, $((REPEAT + 1)) jobs"
+  local sess="SPARK_LOCAL_IP=127.0.0.1 $py deploy/spark/arcport_spark.py --master 'local[2]' --bin-dir $B jobs $jobs"
+  rm -f "$R/spark-session.t"
+  bash -c "$sess" >"$R/spark-session.out" 2>"$R/spark-session.err" || log "spark-session: the driver failed (see $R/spark-session.err)"
+  first=$(sed -n 's/.*"job": "index-0", "seconds": \([0-9.]*\).*/\1/p' "$R/spark-session.out")
+  sed -n 's/.*"job": "index-[1-9][0-9]*", "seconds": \([0-9.]*\).*/\1 0 0 0/p' "$R/spark-session.out" >"$R/spark-session.t"
+  diff -r -x _done "$R/spark-session-1" "$R/par-runs-1" >/dev/null || same=no
   add_row "arcport_spark.py local[2] vs parallel -j 2" \
     "$SPARK_FILES WARC.gz, $(mib "$(du -sb "$dir" | cut -f1)") MiB, $recs rec each" \
     spark-index "$ours" parallel-index "$peer" 1.3 "$same" \
-    "waczpack index --sort per file into CDXJ runs, 2 shards; runs identical: $same; Spark's processes are not in its cpu figure (not waited for by time); the Spark job itself (driver's seconds, session start excluded): median $jobs s; pyspark $("$py" -c 'import pyspark; print(pyspark.__version__)'), $(java -version 2>&1 | head -1)"
-  rm -rf "$R"/spark-runs-[2-9] "$R"/par-runs-[2-9]
+    "end to end: a Spark session started per run (JVM start, then the job); tasks in the JVM (--via pipe); waczpack index --sort per file into CDXJ runs, 2 shards; runs identical: $same; Spark's processes are not in its cpu figure (not waited for by time); pyspark $("$py" -c 'import pyspark; print(pyspark.__version__)'), $(java -version 2>&1 | head -1)"
+  add_row "the same job in a started Spark session vs parallel -j 2" \
+    "$SPARK_FILES WARC.gz, $(mib "$(du -sb "$dir" | cut -f1)") MiB, $recs rec each" \
+    spark-session "$sess" parallel-index "$peer" 1.3 "$same" \
+    "the job's seconds as the driver measures them (session already up, as on a cluster or in a jobs file), median of jobs 2 to $((REPEAT + 1)) of one session; its first job (JVM task path cold): ${first:-?} s; parallel's figure is the row above's; cpu not measured (0)"
+  rm -rf "$R"/spark-runs-[2-9] "$R"/par-runs-[2-9] "$R"/spark-session-[0-9]*
 }
 
 # --- report ----------------------------------------------------------------

@@ -390,6 +390,11 @@ func (p *parInput) work() {
 		case job := <-p.jobs:
 			w.win = &job.raw
 			w.job = job
+			// the arena sized as the last job's: appending to it member
+			// by member no longer copies it over as it grows
+			if w.arenaHint > 0 {
+				job.arena = make([]byte, 0, w.arenaHint+w.arenaHint/4)
+			}
 		cands:
 			for _, c := range job.cands {
 				select {
@@ -435,6 +440,8 @@ type parWorker struct {
 	prep  *cdx.Preparer
 	det   *Detector // for detectPrep only
 	chunk []byte
+	// arenaHint is the size of the last job's arena
+	arenaHint int
 }
 
 // prefixBlock reads a block from what was decoded of it; short tells
@@ -570,6 +577,7 @@ func (w *parWorker) decode(m *parMember) {
 	a := len(w.job.arena)
 	w.job.arena = append(w.job.arena, out...)
 	m.out = w.job.arena[a:len(w.job.arena):len(w.job.arena)]
+	w.arenaHint = max(w.arenaHint*7/8, len(w.job.arena))
 	m.rec, m.hdrLen, m.cl = rec, hl, cl
 	m.ok = true
 	// what the indexer reads of it, unless it reads past what is out
