@@ -2,12 +2,14 @@ package replay
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/arcport/arcport/lib/arc"
@@ -104,6 +106,14 @@ func (c *Collection) readCapture(filename string, offset, length int64) (*captur
 	}
 	br := bufio.NewReaderSize(io.NewSectionReader(ra, offset, length), 32<<10)
 	kind, err := wacz.SniffInput(br)
+	if err != nil && offset > 0 && (isARCName(filename) || arcRecordLine(br)) {
+		// a record in the middle of an ARC starts with its URL line, not
+		// the "filedesc:" that tells an ARC file from its start
+		kind, err = wacz.KindARC, nil
+		if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
+			kind = wacz.KindARCGzip
+		}
+	}
 	if err != nil {
 		return fail(fmt.Errorf("%s at %d: %v", filename, offset, err))
 	}
@@ -160,4 +170,30 @@ func httpParts(rec *record.Record) (*httpmsg.Head, io.Reader, int64, error) {
 		size = max(size-h.Len, 0)
 	}
 	return h, body, size, nil
+}
+
+// isARCName reports whether an archive's name says ARC (.arc, .arc.gz).
+func isARCName(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasSuffix(n, ".arc") || strings.HasSuffix(n, ".arc.gz")
+}
+
+// arcRecordLine reports whether br starts with an ARC URL-record line
+// (plain): URL, IP address, a 14-digit date, a type and a length.
+func arcRecordLine(br *bufio.Reader) bool {
+	b, _ := br.Peek(1024)
+	line, _, ok := bytes.Cut(b, []byte("\n"))
+	if !ok {
+		return false
+	}
+	f := strings.Fields(string(line))
+	if len(f) != 5 || len(f[2]) != 14 || !strings.Contains(f[0], ":") {
+		return false
+	}
+	for _, s := range []string{f[2], f[4]} {
+		if _, err := strconv.ParseUint(s, 10, 64); err != nil {
+			return false
+		}
+	}
+	return true
 }
