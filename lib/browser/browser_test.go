@@ -156,6 +156,39 @@ func TestRenderJSSite(t *testing.T) {
 
 // TestRenderTwoTabs renders two pages at once: each request goes to the
 // fetch function of its own page.
+// TestRenderVideoRange: Chromium reads a video by Range requests; the
+// fetch function is asked with the Range field (the caller decides: a
+// crawler fetches the resource whole and answers 200 with all of it), and
+// the page takes that answer.
+func TestRenderVideoRange(t *testing.T) {
+	b := start(t)
+	s := newSite(t)
+	f := newFetcher()
+	var mu sync.Mutex
+	var ranges []string
+	f.hook = func(req *http.Request) {
+		if rg := req.Header.Get("Range"); rg != "" {
+			mu.Lock()
+			ranges = append(ranges, req.URL.Path+" "+rg)
+			mu.Unlock()
+		}
+		req.Header.Del("Range") // fetched whole, as mirrorget fetches it
+	}
+	p, err := b.Render(context.Background(), s.URL+"/video.html", f.fetch, quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("requests %q; Range fields %q; %d failed", f.log(), ranges, p.Failed)
+	if !slices.ContainsFunc(ranges, func(r string) bool { return strings.HasPrefix(r, "/media/clip.webm bytes=") }) {
+		t.Errorf("the video was not asked for by range: %q", ranges)
+	}
+	if p.Failed != 0 {
+		t.Errorf("%d requests failed in the page", p.Failed)
+	}
+}
+
 func TestRenderTwoTabs(t *testing.T) {
 	b := start(t)
 	s := newSite(t)

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // site is a loopback site built by JavaScript: nothing of its content is in
@@ -133,6 +134,12 @@ fetch('/api/echo', {method: 'POST', headers: {'Content-Type': 'text/plain'}, bod
 		fmt.Fprintf(w, "%s %d bytes, cookie %q", r.Method, len(b), r.Header.Get("Cookie"))
 	case p == "/big.html":
 		html(`<!doctype html><html><body><script>document.body.innerHTML = '<p>' + 'x'.repeat(2 << 20) + '</p>';</script></body></html>`)
+	case p == "/video.html":
+		html(`<!doctype html><html><body><video src="/media/clip.webm" preload="auto" muted></video></body></html>`)
+	case p == "/media/clip.webm":
+		// a media server: ranges answered 206
+		w.Header().Set("Content-Type", "video/webm")
+		http.ServeContent(w, r, "clip.webm", time.Time{}, bytes.NewReader(clip))
 	case p == "/wait.html":
 		html(`<!doctype html><html><body><img src="/slow"></body></html>`)
 	default:
@@ -167,6 +174,16 @@ fetch(api).then(r => r.json()).then(items => {
 const w = new Worker('/worker.js');
 w.onmessage = e => { document.getElementById('status').textContent = e.data; };
 `
+
+// clip is /media/clip.webm: an EBML header's magic, then filler.
+var clip = func() []byte {
+	b := make([]byte, 512<<10)
+	copy(b, "\x1a\x45\xdf\xa3")
+	for i := 4; i < len(b); i++ {
+		b[i] = byte(i * 7)
+	}
+	return b
+}()
 
 func tinyPNG() []byte {
 	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
