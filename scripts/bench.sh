@@ -885,7 +885,7 @@ PY
   add_row "the same job in a started Spark session vs parallel -j 2" \
     "$SPARK_FILES WARC.gz, $(mib "$(du -sb "$dir" | cut -f1)") MiB, $recs rec each" \
     spark-session "$sess" parallel-index "$peer" 1.3 "$same" \
-    "the job's seconds as the driver measures them (session already up, as on a cluster or in a jobs file), median of jobs 2 to $((REPEAT + 1)) of one session; its first job (JVM task path cold): ${first:-?} s; parallel's figure is the row above's; cpu not measured (0)"
+    "the job's seconds as the driver measures them in a session already up, median of jobs 2 to $((REPEAT + 1)) of one driver process (its first job, with the JVM's task path cold: ${first:-?} s): on a cluster the application and its executors are up before the work is submitted (a long-running driver, a jobs file, a notebook or Spark Connect), so the JVM start of row 1 is paid once per application, not per job; parallel's figure is the row above's; cpu not measured (0)"
   rm -rf "$R"/spark-runs-[2-9] "$R"/par-runs-[2-9] "$R"/spark-session-[0-9]*
 }
 
