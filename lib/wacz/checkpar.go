@@ -14,6 +14,13 @@ import (
 // parCheckMin is the smallest file CheckArchiveAt splits over the cores.
 const parCheckMin = 16 << 20
 
+// parCheckPerCore is how many parts per core CheckArchiveAt cuts a file
+// into, at most, and parCheckPartMin the smallest part it cuts.
+const (
+	parCheckPerCore = 4
+	parCheckPartMin = 8 << 20
+)
+
 // parCheckScan bounds how far from a split point a member start is looked
 // for.
 const parCheckScan = 8 << 20
@@ -36,9 +43,16 @@ func CheckArchiveAt(ra io.ReaderAt, size int64, name string, opts CheckOptions) 
 	if _, err := ra.ReadAt(head, 0); err != nil || !plausibleGzipHeader(head) || !startsWARC(ra, 0, size) {
 		return whole()
 	}
+	// more parts than cores, taken by n workers as they get free: one
+	// core slowed (by other work on the machine, or by a part that
+	// inflates more than its bytes suggest) no longer holds up the end
+	np := n * parCheckPerCore
+	if m := int(size / parCheckPartMin); m < np {
+		np = max(m, n)
+	}
 	cuts := []int64{0}
-	for k := 1; k < n; k++ {
-		at, ok := recordMemberAfter(ra, size, size*int64(k)/int64(n))
+	for k := 1; k < np; k++ {
+		at, ok := recordMemberAfter(ra, size, size*int64(k)/int64(np))
 		if ok && at > cuts[len(cuts)-1] {
 			cuts = append(cuts, at)
 		}
@@ -53,14 +67,21 @@ func CheckArchiveAt(ra io.ReaderAt, size int64, name string, opts CheckOptions) 
 		problems int
 	}
 	parts := make([]part, len(cuts)-1)
-	var wg sync.WaitGroup
+	next := make(chan int, len(parts))
 	for i := range parts {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(n, len(parts)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := &parts[i]
-			o := CheckOptions{Problem: func(*record.Problem) { p.problems++ }}
-			p.st, p.err = CheckArchive(io.NewSectionReader(ra, cuts[i], cuts[i+1]-cuts[i]), name, o)
+			for i := range next {
+				p := &parts[i]
+				o := CheckOptions{Problem: func(*record.Problem) { p.problems++ }}
+				p.st, p.err = CheckArchive(io.NewSectionReader(ra, cuts[i], cuts[i+1]-cuts[i]), name, o)
+			}
 		}()
 	}
 	wg.Wait()
