@@ -14,7 +14,8 @@ import (
 
 // TestMirrorgetBrowserMirror: -O DIR with --browser saves each rendered
 // page as the browser left it (its DOM, links rewritten to the mirror's
-// files) with the JSON answers its scripts fetched saved beside it; with
+// files) with the JSON answers its scripts fetched saved beside it, and
+// an update of the mirror renders the pages again; with
 // the site stopped, Chromium opening the copy from file:// shows the
 // JSON-rendered text and the images loaded on scroll, and an item page its
 // text and its script-set title.
@@ -26,6 +27,14 @@ func TestMirrorgetBrowserMirror(t *testing.T) {
 		"--page-timeout", "60s", "-O", dir, site.URL+"/")
 	if code != 0 {
 		t.Fatalf("mirrorget -O --browser: exit %d: %s", code, stderr)
+	}
+	// an update of the mirror: the pages are fetched whole and rendered
+	// again (their Last-Modified would otherwise get a 304, and the
+	// mirror the page as sent)
+	_, stderr, code = run(t, bin(t, "mirrorget"), nil, "-q", "--browser", "--browser-path", chromium,
+		"--page-timeout", "60s", "-O", dir, site.URL+"/")
+	if code != 0 {
+		t.Fatalf("mirrorget -O --browser, update: exit %d: %s", code, stderr)
 	}
 	site.Close() // the copy is read offline
 	site.other.Close()

@@ -53,6 +53,9 @@ const JSCards = 30
 // JSInfo is the JSON of /api/v1/info, sent brotli-encoded.
 const JSInfo = `{"note": "brotli note decoded"}`
 
+// jsShopModified is the Last-Modified of the shop's HTML pages.
+var jsShopModified = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
 // JSVideoSize is the length of /media/clip.webm.
 const JSVideoSize = 1 << 20
 
@@ -171,8 +174,9 @@ func (s *JSShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	html := func(body string) {
+		// with Last-Modified: a mirror's update asks If-Modified-Since
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, body)
+		http.ServeContent(w, r, "page.html", jsShopModified, strings.NewReader(body))
 	}
 	p := r.URL.Path
 	switch {

@@ -291,6 +291,21 @@ func (m *localMirror) saveRendered(cp *crawl.Capture) error {
 	return err
 }
 
+// browserValidators are the validators of -O for a crawl with --browser:
+// none for a page, which is fetched whole again to be rendered again (a
+// 304 would leave the mirror with the page as the server sends it, its
+// cache holding that and not the rendered DOM); the others' as without
+// the browser.
+func (m *localMirror) browserValidators(u string) (string, string) {
+	m.mu.Lock()
+	e := m.oldEnts[u]
+	m.mu.Unlock()
+	if e != nil && isPage(e.Meta.ContentType, u) {
+		return "", ""
+	}
+	return m.validators(u)
+}
+
 // staticDOM makes a document of a rendered DOM for a local copy: script
 // elements (but data blocks such as JSON-LD), preloads of scripts and
 // charset declarations removed, <meta charset="utf-8"> first in the head.

@@ -712,6 +712,9 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		mir.ctx, mir.noPurge = ctx, o.NoPurge
 		mir.warc = o.Format == "warc" && (st != nil || rot != nil)
 		o.Crawl.Validators = mir.validators
+		if o.Browser != nil {
+			o.Crawl.Validators = mir.browserValidators
+		}
 		o.Crawl.Extract = mir.extract
 		o.Crawl.Prepare = mir.prepare
 	}
