@@ -3,9 +3,9 @@ package zimdump
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -18,7 +18,8 @@ import (
 const suggestUsage = `Usage: zimdump suggest [--limit N] FILE QUERY...
 
 Title suggestions from the ZIM's title index (X/title/xapian) as libzim's
-SuggestionSearcher gives them (what Kiwix lists under its search box): the
+SuggestionSearcher gives them (without that index: the titles that start with
+the query, as libzim falls back to) (what Kiwix lists under its search box): the
 query's last word completes a word of the title, the others match words (or
 their stems), titles holding the words as typed, and most of all those that
 start with them, come first. Prints the path and the title of each, separated
@@ -97,7 +98,7 @@ func suggestZIM(file, query string, limit int) ([]searchResult, error) {
 		return nil, err
 	}
 	if !found {
-		return nil, errors.New("no title index (X/title/xapian)")
+		return titlePrefix(a, query, limit)
 	}
 	e, err := a.EntryAt(idx)
 	if err != nil {
@@ -143,6 +144,52 @@ func suggestZIM(file, query string, limit int) ([]searchResult, error) {
 			}
 		}
 		out = append(out, searchResult{path, title})
+	}
+	return out, nil
+}
+
+// titlePrefix is libzim's suggestion without a title index
+// (Archive::findByTitle): the entries of the content namespace whose title
+// starts with query (bytes, case and accents as they are), in the order of
+// the title index in use (X/listing/titleOrdered/v1, else all entries).
+func titlePrefix(a *zim.Archive, query string, limit int) ([]searchResult, error) {
+	ns := byte('C')
+	if !a.NewNamespaceScheme() {
+		ns = 'A'
+	}
+	n, _ := a.TitleIndexCount()
+	at := func(i uint32) (*zim.Entry, error) {
+		idx, err := a.EntryIndexByTitle(i)
+		if err != nil {
+			return nil, err
+		}
+		return a.EntryAt(idx)
+	}
+	var ferr error
+	lo := sort.Search(int(n), func(i int) bool {
+		e, err := at(uint32(i))
+		if err != nil {
+			ferr = err
+			return true
+		}
+		if e.Namespace != ns {
+			return e.Namespace > ns
+		}
+		return e.Title() >= query
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	var out []searchResult
+	for i := uint32(lo); i < n && (limit == 0 || len(out) < limit); i++ {
+		e, err := at(i)
+		if err != nil {
+			return nil, err
+		}
+		if e.Namespace != ns || !strings.HasPrefix(e.Title(), query) {
+			break
+		}
+		out = append(out, searchResult{a.PathOf(e), e.Title()})
 	}
 	return out, nil
 }
