@@ -446,11 +446,18 @@ func aclKey(u string) string {
 // accessOf is AccessChecker.wrap_iter for one capture: its access, ""
 // when it is excluded.
 func (a *Access) accessOf(u, ts string, user aclUser, now time.Time) string {
-	var access string
 	var rule *aclRule
-	hasRules := a.rules != nil
-	if hasRules {
+	if a.rules != nil {
 		rule = a.rules.find(aclKey(u), user)
+	}
+	return a.accessWith(rule, ts, now)
+}
+
+// accessWith is accessOf once the rule of the capture's URL (nil: the
+// default) is known.
+func (a *Access) accessWith(rule *aclRule, ts string, now time.Time) string {
+	var access string
+	if a.rules != nil {
 		if rule == nil {
 			access = a.Default
 		} else {

@@ -304,6 +304,13 @@ func TestACLPywbTests(t *testing.T) {
 			t.Errorf("%s: Location %q, want %q", c.coll, loc, ts.URL+c.want)
 		}
 	}
+	// TimeMaps: an excluded URL has no mementos, a blocked one is listed
+	if _, body := aclGet(t, ts.URL+"/pywb/timemap/link/http://www.iana.org/domains/root"); strings.Contains(body, `rel="memento"`) {
+		t.Errorf("timemap of an excluded URL: %s", clip(body))
+	}
+	if _, body := aclGet(t, ts.URL+"/pywb/timemap/cdxj/http://www.iana.org/about/"); !strings.Contains(body, `"access": "block"`) {
+		t.Errorf("timemap of a blocked URL: %s", clip(body))
+	}
 	// a collection without rules answers as before; "all" applies each
 	// collection's rules to its captures
 	if n := cdx("open", "http://www.iana.org/domains/root"); n == 0 {

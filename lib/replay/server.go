@@ -137,6 +137,10 @@ func (a *aclSource) filter(it iterFunc) iterFunc {
 		now = a.s.Now
 	}
 	t := now()
+	// the captures of one URL come together: its rule is looked up once
+	var lastURL string
+	var lastAcc *Access
+	var lastRule *aclRule
 	return func() (*cdxObj, error) {
 		for {
 			c, err := it()
@@ -155,7 +159,13 @@ func (a *aclSource) filter(it iterFunc) iterFunc {
 			if acc == nil {
 				return c, nil
 			}
-			v := acc.accessOf(u, c.gets(fTimestamp), a.s.user, t)
+			if u != lastURL || acc != lastAcc {
+				lastURL, lastAcc, lastRule = u, acc, nil
+				if acc.rules != nil {
+					lastRule = acc.rules.find(aclKey(u), a.s.user)
+				}
+			}
+			v := acc.accessWith(lastRule, c.gets(fTimestamp), t)
 			if v == "" || a.s.strict && v != "allow" {
 				continue
 			}
