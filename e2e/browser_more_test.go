@@ -114,7 +114,7 @@ func TestMirrorgetBrowserWorkers(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join(wd, "*.warc.gz"))
 	responses := map[string]int{} // URL -> response and revisit records
-	records, revisits := 0, 0
+	records, revisits := 0, []string{}
 	for _, f := range files {
 		for _, c := range readWARC(t, readFile(t, f)) {
 			records++
@@ -123,7 +123,7 @@ func TestMirrorgetBrowserWorkers(t *testing.T) {
 				responses[strings.TrimPrefix(c.rec.TargetURI(), site.URL)]++
 			}
 			if c.rec.Type() == record.Revisit {
-				revisits++
+				revisits = append(revisits, strings.TrimPrefix(c.rec.TargetURI(), site.URL))
 			}
 		}
 	}
@@ -159,7 +159,7 @@ func TestMirrorgetBrowserWorkers(t *testing.T) {
 	if captured < len(served) {
 		t.Errorf("the workers captured %d of the %d URLs served", captured, len(served))
 	}
-	t.Logf("2 workers: %d WARC files, %d records; %d URLs served, %d captured; pages rendered %v; pages fetched twice: %d; URLs fetched more than once: %d %q (%d revisit records)",
+	t.Logf("2 workers: %d WARC files, %d records; %d URLs served, %d captured; pages rendered %v; pages fetched twice: %d; URLs fetched more than once: %d %q (revisit records: %q)",
 		len(files), records, len(served), captured, rendered, pageDups, dups, again, revisits)
 	if pageDups > 0 {
 		t.Errorf("%d pages fetched twice", pageDups)
