@@ -26,6 +26,7 @@
 #              waczpack index vs warcio index -f (its JSON lines)
 #              waczpack create vs py-wacz wacz create -d
 #              waczpack check vs warcio check
+#              waczpack check vs zcat > /dev/null (informative: the inflate floor)
 #              zimdump create vs warc2zim (a smaller WARC: PYZIM_RECORDS)
 #   zimdump    zimdump list --details vs openzim zimdump              <= 0.5
 #              zimdump dump           vs openzim zimdump, on tmpfs    <= 0.5
@@ -404,9 +405,9 @@ bench_pyref() {
   local oi="$B/waczpack index --cdxj-indexer $in > /dev/null" pi="$py/cdxj-indexer -p $in > /dev/null"
   local ow="$B/waczpack index $in > /dev/null" pw="$py/warcio index -f $fields $in > /dev/null"
   local oc="$B/waczpack create -q -o $R/pyref-ours.wacz $in" pc="$py/wacz create -d -o $R/pyref-py.wacz $in > /dev/null"
-  local ok="$B/waczpack check -q $in" pk="$py/warcio check $in"
+  local ok="$B/waczpack check -q $in" pk="$py/warcio check $in" pz="zcat $in > /dev/null"
   bench_set py-index "$oi" cdxj-indexer "$pi" py-windex "$ow" warcio-index "$pw" \
-    py-create "$oc" py-wacz "$pc" py-check "$ok" warcio-check "$pk"
+    py-create "$oc" py-wacz "$pc" py-check "$ok" warcio-check "$pk" py-zcat "$pz"
   local input="WARC.gz $(mib "$(stat -c %s "$in")") MiB, $WARC_RECORDS rec" same=yes valid=ok pages
   cmp -s <("$B/waczpack" index --cdxj-indexer "$in") <($py/cdxj-indexer -p "$in") || same=no
   "$B/waczpack" validate "$R/pyref-py.wacz" >"$R/validate-py.txt" 2>&1 || valid="refused: $(head -1 "$R/validate-py.txt") (py-wacz writes no pages.jsonl when it keeps no page)"
@@ -418,7 +419,9 @@ bench_pyref() {
   add_row "waczpack create vs wacz create -d" "$input" py-create "$oc" py-wacz "$pc" 0.1 yes \
     "py-wacz $($py/python -c 'import importlib.metadata as m; print(m.version("wacz"))') with page detection; waczpack validate on its WACZ: $valid; pages: $pages"
   add_row "waczpack check vs warcio check" "$input" py-check "$ok" warcio-check "$pk" 0.1 yes \
-    "warcio check recomputes the WARC block and payload digests, as waczpack check (which also checks the structure); runs shared with the rows above"
+    "warcio check recomputes the WARC block and payload digests, as waczpack check (which also checks the structure); runs shared with the rows above; both inflate every byte and hash most of them twice (block, then payload): see the next row for the inflate alone"
+  add_row "waczpack check vs zcat > /dev/null" "$input" py-check "$ok" py-zcat "$pz" - yes \
+    "the floor of a digest check: zcat (zlib, one core) inflates $(mib "$(zcat "$in" | wc -c)") MiB and does nothing else; waczpack check inflates them too (klauspost/compress, the file cut at gzip members over the cores) and takes two SHA-1s (block and payload digests) of most; runs shared with the rows above"
   if [ -x $zpy/warc2zim ]; then
     local oz="$B/zimdump create -q -o $R/pyref-ours.zim $zin" pz="rm -f $R/pyref-w2z.zim; $zpy/warc2zim --name bench --output $R --zim-file pyref-w2z.zim $zin > /dev/null"
     bench_pair py-zim "$oz" warc2zim "$pz"
