@@ -3,6 +3,7 @@ package wacz
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -85,6 +86,7 @@ type Detector struct {
 
 	isText bool              // the current record is a urn:text: resource
 	texts  map[string]string // page URL -> text of its first urn:text: record
+	titles map[string]string // page URL -> title of its first urn:text: record
 }
 
 // TextURN is the WARC-Target-URI prefix of a resource record holding the
@@ -234,6 +236,7 @@ func (d *Detector) endPrep(rec *record.Record) detectPrep {
 		d.isText = false
 		pp.text = true
 		pp.info.text = renderedText(d.buf.Bytes())
+		pp.info.title = renderedTitle(rec)
 		return pp
 	}
 	switch rec.Type() {
@@ -323,6 +326,12 @@ func (d *Detector) apply(rec *record.Record, pp detectPrep) {
 		}
 		if _, ok := d.texts[pu]; !ok && pp.info.text != "" {
 			d.texts[pu] = pp.info.text
+		}
+		if _, ok := d.titles[pu]; !ok && pp.info.title != "" {
+			if d.titles == nil {
+				d.titles = map[string]string{}
+			}
+			d.titles[pu] = pp.info.title
 		}
 		return
 	}
@@ -605,10 +614,13 @@ func (d *Detector) Pages() []*Page {
 // reading back the pages moved to disk (call it once, after Wait).
 func (d *Detector) EachPage(fn0 func(*Page) error) error {
 	fn := fn0
-	if len(d.texts) > 0 {
+	if len(d.texts) > 0 || len(d.titles) > 0 {
 		fn = func(p *Page) error {
 			if t, ok := d.texts[p.URL]; ok {
 				p.Text = t
+			}
+			if t, ok := d.titles[p.URL]; ok {
+				p.Title = t
 			}
 			return fn0(p)
 		}
@@ -659,6 +671,30 @@ func resolveRef(base *url.URL, ref string) string {
 func (d *Detector) RenderedText(u string) (string, bool) {
 	t, ok := d.texts[u]
 	return t, ok
+}
+
+// RenderedTitle returns the title of the first urn:text: record of page
+// URL u that has one (document.title as rendered), if the input had one.
+func (d *Detector) RenderedTitle(u string) (string, bool) {
+	t, ok := d.titles[u]
+	return t, ok
+}
+
+// renderedTitle is the title a urn:text: record carries in its
+// WARC-JSON-Metadata field ({"title": ...}, mirrorget --browser), made one
+// line and cut to MaxTitle.
+func renderedTitle(rec *record.Record) string {
+	m := rec.Header.Get(record.FieldJSONMetadata)
+	if m == "" {
+		return ""
+	}
+	var v struct {
+		Title string `json:"title"`
+	}
+	if json.Unmarshal([]byte(m), &v) != nil {
+		return ""
+	}
+	return collapse(strings.ToValidUTF8(v.Title, "\uFFFD"), MaxTitle)
 }
 
 // renderedText is the text of a urn:text: block for pages.jsonl: bytes

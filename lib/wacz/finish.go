@@ -213,6 +213,9 @@ func (w *Writer) pageList() (*pageStore, error) {
 		if t, ok := w.det.RenderedText(u); ok && req.Text == "" {
 			p.Text = t // the text the browser rendered
 		}
+		if t, ok := w.det.RenderedTitle(u); ok && req.Title == "" {
+			p.Title = t // the title the page's scripts left
+		}
 		if p.ID == "" {
 			p.ID = PageID(p.TS, p.URL)
 		}

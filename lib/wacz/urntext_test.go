@@ -14,13 +14,14 @@ import (
 // urnTextWARC is a crawl as mirrorget --browser writes one: pages (a
 // response each) followed by their urn:view: and urn:text: resource
 // records; /b has no text record, /c's text record comes before its page,
-// /a has a second text record (ignored: the first counts).
+// /a has a second text record (ignored: the first counts); /a's text
+// records carry the title its scripts set (WARC-JSON-Metadata).
 func urnTextWARC(t *testing.T) input {
 	t.Helper()
 	var buf bytes.Buffer
 	w := warc.NewWriter(&buf)
 	n := 0
-	add := func(typ record.Type, uri, ct string, block string) {
+	add := func(typ record.Type, uri, ct string, block string, extra ...record.Field) {
 		n++
 		rec := &record.Record{
 			Header: record.Header{
@@ -33,6 +34,7 @@ func urnTextWARC(t *testing.T) input {
 			},
 			Block: strings.NewReader(block),
 		}
+		rec.Header = append(rec.Header, extra...)
 		if err := w.WriteRecord(rec); err != nil {
 			t.Fatal(err)
 		}
@@ -44,11 +46,13 @@ func urnTextWARC(t *testing.T) input {
 	}
 	page("http://a.test/a", "Shell A", "<p>shell a</p>")
 	add(record.Resource, "urn:view:http://a.test/a", "image/png", "\x89PNG\r\n\x1a\nnot really")
-	add(record.Resource, "urn:text:http://a.test/a", "text/plain; charset=utf-8", "  Rendered A\nfrom JSON\x00 \xff end\n")
+	add(record.Resource, "urn:text:http://a.test/a", "text/plain; charset=utf-8", "  Rendered A\nfrom JSON\x00 \xff end\n",
+		record.Field{Name: record.FieldJSONMetadata, Value: `{"title":"Item A\nset by <script>"}`})
 	page("http://a.test/b", "Shell B", "<p>shell b</p>")
 	add(record.Resource, "urn:text:http://a.test/c", "text/plain; charset=utf-8", "Rendered C")
 	page("http://a.test/c", "Shell C", "<p>shell c</p>")
-	add(record.Resource, "urn:text:http://a.test/a", "text/plain; charset=utf-8", "second A")
+	add(record.Resource, "urn:text:http://a.test/a", "text/plain; charset=utf-8", "second A",
+		record.Field{Name: record.FieldJSONMetadata, Value: `{"title":"second title"}`})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +60,8 @@ func urnTextWARC(t *testing.T) input {
 }
 
 // TestURNText: the text of a page's urn:text: record goes to its
-// pages.jsonl entry, with or without Text; urn:
+// pages.jsonl entry, with or without Text, and the title in its
+// WARC-JSON-Metadata replaces the HTML's (one line); urn:
 // records are no pages; a page without one keeps the HTML's title and
 // (with Text) text. Read with and without the fast path, and with the
 // pages spilled to disk.
@@ -95,7 +100,7 @@ func TestURNText(t *testing.T) {
 			if len(pages) != 3 {
 				t.Errorf("%d pages, want 3: %+v", len(pages), pages)
 			}
-			if p := got["http://a.test/a"]; p == nil || p.Text != wantA || p.Title != "Shell A" {
+			if p := got["http://a.test/a"]; p == nil || p.Text != wantA || p.Title != "Item A set by <script>" {
 				t.Errorf("page a: %+v", p)
 			}
 			if p := got["http://a.test/c"]; p == nil || p.Text != "Rendered C" || p.Title != "Shell C" {
