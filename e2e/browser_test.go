@@ -374,11 +374,12 @@ func TestMirrorgetBrowser(t *testing.T) {
 		for _, pg := range pages {
 			if pg["url"] == fmt.Sprintf("%s/item.html?id=%d", site.URL, i) {
 				tx, _ := pg["text"].(string)
-				found = strings.Contains(tx, fmt.Sprintf("Item %d is described by JSON", i))
+				title, _ := pg["title"].(string)
+				found = strings.Contains(tx, fmt.Sprintf("Item %d is described by JSON", i)) && title == fmt.Sprintf("Item %d", i)
 			}
 		}
 		if !found {
-			t.Errorf("pages.jsonl: no page item.html?id=%d with its JSON-rendered text", i)
+			t.Errorf("pages.jsonl: no page item.html?id=%d with its JSON-rendered text and the title its script set", i)
 		}
 	}
 	if so, se, code := run(t, wp, nil, "validate", wacz); code != 0 {
