@@ -203,3 +203,26 @@ func TestAccessLogAndMetrics(t *testing.T) {
 		t.Error("no replay bytes counted")
 	}
 }
+
+var authErr = regexp.MustCompile(`^(no entries|line [0-9]+: (want USER:SECRET or bearer NAME:SECRET|sha256: wants 64 hex digits|bufio.Scanner: token too long))$`)
+
+// FuzzParseAuth: any auth file is read or refused, its errors never hold
+// its text (a secret), only a line number.
+func FuzzParseAuth(f *testing.F) {
+	for _, s := range []string{"alice:pw\n", "bearer ops:tok\n# c\n", "bob:sha256:5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8\n", "basic :x", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseAuth(strings.NewReader(s))
+		if err != nil {
+			// fixed messages: nothing of the file's text
+			if m := err.Error(); !authErr.MatchString(m) {
+				t.Fatalf("%q", m)
+			}
+			return
+		}
+		req, _ := http.NewRequest("GET", "/", nil)
+		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(s)))
+		a.Check(req)
+	})
+}

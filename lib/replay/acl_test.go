@@ -401,3 +401,34 @@ func TestACLAgainstPywb(t *testing.T) {
 	}
 	t.Logf("%d requests, %d differences, %d known (pywb's 503)", n, diff, known)
 }
+
+// FuzzACLLine: any line is read or refused, never a panic; a rule read
+// is found again by its own key.
+func FuzzACLLine(f *testing.F) {
+	for _, s := range []string{`org,iana)/ - {"access": "allow"}`, `com,example)/?example=1 - {"access": "allow_ignore_embargo", "user": "staff2"}`,
+		`org,iana)/ - {"access": "allow", "newer": {"years": 1, "months": 6}}`, `*, - {"access": "allow", "user": 3}`, `a - {"before": 2014}`, `x - [`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		r, err := parseACLLine(line)
+		if err != nil {
+			return
+		}
+		a := &aclRules{rules: []*aclRule{r}, users: map[string]bool{}}
+		_ = a.find(r.key, aclUser{})
+		acc := &Access{rules: a, Default: "allow"}
+		_ = acc.accessWith(r, "20140126200624", time.Now())
+	})
+}
+
+// FuzzEmbargo: any --embargo value is read or refused.
+func FuzzEmbargo(f *testing.F) {
+	for _, s := range []string{"before=2014012700", "older=1y6m", "newer=2w,access=block", "after=", "older=99999999999y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if e, err := ParseEmbargo(s); err == nil {
+			e.check(time.Now(), time.Now())
+		}
+	})
+}
