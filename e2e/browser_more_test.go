@@ -114,6 +114,7 @@ func TestMirrorgetBrowserWorkers(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join(wd, "*.warc.gz"))
 	responses := map[string]int{} // URL -> response and revisit records
+	full := map[string]int{}      // URL -> response records
 	records, revisits := 0, []string{}
 	for _, f := range files {
 		for _, c := range readWARC(t, readFile(t, f)) {
@@ -121,6 +122,9 @@ func TestMirrorgetBrowserWorkers(t *testing.T) {
 			switch c.rec.Type() {
 			case record.Response, record.Revisit:
 				responses[strings.TrimPrefix(c.rec.TargetURI(), site.URL)]++
+			}
+			if c.rec.Type() == record.Response {
+				full[strings.TrimPrefix(c.rec.TargetURI(), site.URL)]++
 			}
 			if c.rec.Type() == record.Revisit {
 				revisits = append(revisits, strings.TrimPrefix(c.rec.TargetURI(), site.URL))
@@ -139,11 +143,13 @@ func TestMirrorgetBrowserWorkers(t *testing.T) {
 		}
 	}
 	var again []string
+	fullDups := 0
 	for u, n := range responses {
 		if n > 1 {
 			dups += n - 1
 			again = append(again, fmt.Sprintf("%s ×%d", u, n))
 		}
+		fullDups += max(full[u]-1, 0)
 	}
 	slices.Sort(again)
 	served := map[string]bool{}
@@ -159,8 +165,8 @@ func TestMirrorgetBrowserWorkers(t *testing.T) {
 	if captured < len(served) {
 		t.Errorf("the workers captured %d of the %d URLs served", captured, len(served))
 	}
-	t.Logf("2 workers: %d WARC files, %d records; %d URLs served, %d captured; pages rendered %v; pages fetched twice: %d; URLs fetched more than once: %d %q (revisit records: %q)",
-		len(files), records, len(served), captured, rendered, pageDups, dups, again, revisits)
+	t.Logf("2 workers: %d WARC files, %d records; %d URLs served, %d captured; pages rendered %v; pages fetched twice: %d; URLs fetched more than once: %d %q (revisit records: %q; full responses beyond the first: %d)",
+		len(files), records, len(served), captured, rendered, pageDups, dups, again, revisits, fullDups)
 	if pageDups > 0 {
 		t.Errorf("%d pages fetched twice", pageDups)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/arcport/arcport/lib/frontier"
@@ -434,6 +435,51 @@ type Capture struct {
 	OnDurable func()
 
 	parseLimit int64 // Config.ParseLimit of the crawl, 0 for the default
+
+	// sub holds the OnDurable of the captures a rendered page's requests
+	// made (render.go): they are written before the page's own record, so
+	// they are durable once it is. Made with the capture (Crawler.capture).
+	sub *subDurable
+}
+
+// subDurable is a page's list of its requests' OnDurable.
+type subDurable struct {
+	mu sync.Mutex
+	fs []func()
+}
+
+// addSubDurable keeps f, the OnDurable of a capture the page made.
+func (c *Capture) addSubDurable(f func()) {
+	if c.sub == nil { // not made by Crawler.capture
+		f()
+		return
+	}
+	c.sub.mu.Lock()
+	c.sub.fs = append(c.sub.fs, f)
+	c.sub.mu.Unlock()
+}
+
+// durable returns what to call once the capture is durable: its own
+// OnDurable and those of the captures its rendering made.
+func (c *Capture) durable() func() {
+	var subs []func()
+	if c.sub != nil {
+		c.sub.mu.Lock()
+		subs, c.sub.fs = c.sub.fs, nil
+		c.sub.mu.Unlock()
+	}
+	own := c.OnDurable
+	if len(subs) == 0 {
+		return own
+	}
+	return func() {
+		for _, f := range subs {
+			f()
+		}
+		if own != nil {
+			own()
+		}
+	}
 }
 
 // Status returns the final response status code, or 0.

@@ -579,6 +579,7 @@ func (c *Crawler) capture(it *item, ex *exchange) *Capture {
 		Err:        ex.err,
 		Attempts:   it.attempt + 1,
 		parseLimit: c.cfg.ParseLimit(),
+		sub:        &subDurable{},
 	}
 	return cp
 }

@@ -234,6 +234,11 @@ func (c *Crawler) pageFetch(ctx context.Context, page *item, cp *Capture, req *h
 		c.fail(err)
 		return 0, nil, nil, err
 	}
+	if sc.OnDurable != nil {
+		// published (the payload digest for the other workers) once the
+		// page is durable: it is written before the page
+		cp.addSubDurable(sc.OnDurable)
+	}
 	if berr != nil {
 		return 0, nil, nil, berr
 	}

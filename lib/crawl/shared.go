@@ -675,7 +675,7 @@ func (c *Crawler) processLease(ctx context.Context, l *frontier.Lease) error {
 		}
 		return err
 	}
-	c.finishThen(l, o, stop, cp.OnDurable) // set by Prepare or the sink
+	c.finishThen(l, o, stop, cp.durable()) // set by Prepare or the sink, and by the page's requests
 	return nil
 }
 
