@@ -182,12 +182,17 @@ func (s *Server) blocked(r *http.Request, coll, ts, u string) string {
 	if q.checkLimits() != nil {
 		return ""
 	}
-	run := func(q *query) (iterFunc, error) { return runQuery(src, q) }
+	acl, ruled := src.(*aclSource)
+	if !ruled {
+		return ""
+	}
+	// pywb's order: the fuzzy match, then the access rules
+	run := func(q *query) (iterFunc, error) { return runQuery(acl.inner, q) }
 	it, err := run(q)
 	if err != nil {
 		return ""
 	}
-	c, err := fuzzyIter(it, q, run)()
+	c, err := acl.filter(fuzzyIter(it, q, run))()
 	if c == nil || err != nil {
 		return ""
 	}

@@ -57,6 +57,13 @@ func (h *cdxHandler) serve(w http.ResponseWriter, r *http.Request, name string, 
 		jsonError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	// access rules after the fuzzy match, as pywb's IndexHandler applies
+	// them (fuzzy first: captures all excluded are no reason to match
+	// fuzzily)
+	acl, ruled := src.(*aclSource)
+	if ruled {
+		src = acl.inner
+	}
 	run := func(q *query) (iterFunc, error) { return runQuery(src, q) }
 	it, err := run(q)
 	if err != nil {
@@ -65,6 +72,9 @@ func (h *cdxHandler) serve(w http.ResponseWriter, r *http.Request, name string, 
 		return
 	}
 	it = fuzzyIter(it, q, run)
+	if ruled && !q.pageCount {
+		it = acl.filter(it)
+	}
 	line := func(dst []byte, c *cdxObj, last bool) ([]byte, error) {
 		switch output {
 		case "json":
