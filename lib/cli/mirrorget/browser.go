@@ -164,6 +164,10 @@ func startBrowser(o *Options, stderr io.Writer) func() {
 		if verbose {
 			fmt.Fprintf(stderr, "rendered %s: %d requests (%d failed), %d scrolls, %d links, settled %v\n",
 				cp.URL, pg.Requests, pg.Failed, pg.Scrolls, len(pg.Links), pg.Settled)
+		} else if !pg.Settled && !o.Quiet {
+			// a page that never went quiet: kept as it was at the timeout
+			fmt.Fprintf(stderr, "mirrorget: %s: still loading after --page-timeout %v (%d requests): rendered as it was then\n",
+				cp.URL, b.Page, pg.Requests)
 		}
 		links := make([]crawl.Link, 0, len(pg.Links))
 		for _, l := range pg.Links {
