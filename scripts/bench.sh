@@ -1084,4 +1084,4 @@ main() {
   write_doc
   return $status
 }
-main "$@"
+main "$@"; exit
