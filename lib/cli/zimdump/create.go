@@ -565,12 +565,15 @@ func (s *site) indexLanguage(c *createArgs, mainIdx int, head []byte) (string, e
 type pageIndex struct {
 	lang          string
 	stem          func(string) string
+	stop          func(string) bool // libzim's stop words for lang (none for "eng")
+	stops         []string
 	full, title   *xapian.Writer
 	nFull, nTitle int
 }
 
 func newPageIndex(lang string) (*pageIndex, error) {
-	p := &pageIndex{lang: lang}
+	p := &pageIndex{lang: lang, stops: xapian.LibzimStopWords(lang)}
+	p.stop = xapian.StopperOf(p.stops)
 	if st := xapian.StemmerFor(lang); st != nil {
 		p.stem = xapian.CachedStemmer(st, 1<<16) // as xapian.NewIndexer
 	}
@@ -591,7 +594,7 @@ func newPageIndex(lang string) (*pageIndex, error) {
 // Dirent::getTitle).
 func (p *pageIndex) add(path, title, mime string, content []byte) error {
 	if strings.HasPrefix(mime, "text/html") {
-		if d, ok := xapian.LibzimFullText(path, title, string(content), p.stem, nil); ok {
+		if d, ok := xapian.LibzimFullText(path, title, string(content), p.stem, p.stop); ok {
 			if _, err := p.full.Add(d); err != nil {
 				return err
 			}
@@ -616,12 +619,13 @@ func (p *pageIndex) writeTitle(w io.Writer) (int64, error) {
 	return p.write(w, p.title, map[string]string{"valuesmap": "title:0;targetPath:1", "kind": "title"})
 }
 
-// write adds the metadata xapian.Indexer sets (no stop words: libzim has
-// none for eng; the other lists are not carried yet) and writes the database.
+// write adds the metadata xapian.Indexer sets (the stop words libzim picks
+// by the exact language: a two-letter code's list, none for "eng") and
+// writes the database.
 func (p *pageIndex) write(w io.Writer, wr *xapian.Writer, meta map[string]string) (int64, error) {
 	meta["data"] = "fullPath"
 	meta["language"] = p.lang
-	meta["stopwords"] = ""
+	meta["stopwords"] = strings.Join(p.stops, "\n")
 	for k, v := range meta {
 		if err := wr.SetMetadata(k, []byte(v)); err != nil {
 			return 0, err

@@ -175,7 +175,7 @@ func sameAsIndexer(t *testing.T, zimFile, lang string, blobs map[string][]byte) 
 		t.Fatal(err)
 	}
 	defer a.Close()
-	ix := xapian.NewIndexer(lang, nil)
+	ix := xapian.NewLibzimIndexer(lang)
 	begin, end, err := a.NamespaceRange('C')
 	if err != nil {
 		t.Fatal(err)
@@ -462,4 +462,33 @@ func TestCreateIndexFrench(t *testing.T) {
 			t.Errorf("kiwix-search %q: %v", q, got)
 		}
 	}
+}
+
+// TestCreateIndexStopWords: with a two-letter --language (fr) the full-text
+// index leaves out libzim's stop words for it and stores the list as its
+// "stopwords" metadata, as libzim's Creator does for the same language
+// (xapian's TestIndexerSameAsLibzim compares the Indexer with it); the
+// other words are found, and the bytes are the Indexer's.
+func TestCreateIndexStopWords(t *testing.T) {
+	site := writeSite(t, frenchSite)
+	out := filepath.Join(t.TempDir(), "fr.zim")
+	if r := viaMain(t, "create", "-o", out, "--language", "fr", site); r.rc != 0 || r.stderr != "" {
+		t.Fatalf("%+v", r)
+	}
+	blobs := xapianBlobs(t, out)
+	db, err := xapian.Open(bytes.NewReader(blobs["fulltext"]), int64(len(blobs["fulltext"])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, _ := db.Metadata("stopwords")
+	if want := strings.Join(xapian.LibzimStopWords("fr"), "\n"); string(sw) != want || len(want) == 0 {
+		t.Errorf("stopwords metadata: %d bytes, want libzim's fr list (%d bytes)", len(sw), len(want))
+	}
+	hit := []string{"index.html"}
+	for q, want := range map[string][]string{"les": nil, "des": nil, "chaque": nil, "salle": hit, "eleves": hit} {
+		if got := ownSearch(t, blobs["fulltext"], "fr", q); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q: %v, want %v", q, got, want)
+		}
+	}
+	sameAsIndexer(t, out, "fr", blobs)
 }

@@ -275,7 +275,7 @@ func buildIndexes(a *zim.Archive, ix *pageIndex) ([]bool, error) {
 		go func() {
 			for j := range work {
 				if j.item && strings.HasPrefix(j.mime, "text/html") {
-					if d, ok := xapian.LibzimFullText(j.path, j.title, string(j.html), stem, nil); ok {
+					if d, ok := xapian.LibzimFullText(j.path, j.title, string(j.html), stem, ix.stop); ok {
 						j.full = d
 					}
 				}
