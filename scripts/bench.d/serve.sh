@@ -44,7 +44,7 @@ wait_http() {
 
 # wait_cmd URL: a shell loop that waits (up to 60 s) for URL to answer, for
 # the commands run_once runs
-wait_cmd() { echo "for i in \$(seq 600); do curl -fs -o /dev/null '$1' && break; sleep 0.1; done"; }
+wait_cmd() { echo "for i in \$(seq 6000); do curl -fs -o /dev/null '$1' && break; sleep 0.01; done"; }
 
 # serve_med FIELD FILE... : the median over the runs' JSON of a field
 serve_med() {
