@@ -51,6 +51,7 @@
 #   spark      only when named (make peers: pyspark in scripts/venv-spark, Java 17+):
 #              deploy/spark/arcport_spark.py in Spark local[2] vs
 #              `parallel -j 2`, the same 200-file index job (sorted runs)  <= 1.3
+#              end to end (a session per run), and in a started session  <= 1.3
 #   memory     only when named (it generates a ~2 GB WARC.gz, minutes);
 #              targets on arcport's max RSS, <= 100 MiB (time informative):
 #              waczpack create of a ~2 GB WARC.gz vs `sha256sum IN`
