@@ -355,6 +355,9 @@ func (j *jobScan) slice(off int64, n int) ([]byte, error) {
 	return b[:min(len(b), n)], nil
 }
 
+// gzipMagic is how a gzip member with deflate data starts.
+var gzipMagic = []byte{0x1f, 0x8b, 0x08}
+
 // nextHeader returns the offset of the first plausible gzip header at or
 // after pos, or the file's size; ok is false after a read error.
 func (p *parInput) nextHeader(win slicer, pos int64) (int64, bool) {
@@ -363,9 +366,12 @@ func (p *parInput) nextHeader(win slicer, pos int64) (int64, bool) {
 		if len(b) == 0 {
 			return p.size, err == io.EOF // the file shrank: its end
 		}
-		i := bytes.IndexByte(b, 0x1f)
+		// the first bytes a plausible header starts with, at once (not
+		// each 0x1f, one in 256 bytes of compressed data, then a look)
+		i := bytes.Index(b, gzipMagic)
 		if i < 0 {
-			pos += int64(len(b))
+			// the last two bytes again: a header may start there
+			pos += max(int64(len(b))-int64(len(gzipMagic)-1), 1)
 			continue
 		}
 		c := pos + int64(i)
@@ -661,7 +667,7 @@ func (w *parWorker) decodeBlock(m *parMember, rec *record.Record, hl, cl int64) 
 		if ct != "application/http" || rec.TargetURI() == "" {
 			return nil
 		}
-		if okHTML(head) && !w.p.index {
+		if !w.p.index && okHTML(head) {
 			return w.decodeTitle(m, hl, cl, int64(he))
 		}
 	}
