@@ -8,7 +8,14 @@
 // exact time-stamp), and Memento (RFC 7089): the headers of a memento,
 // the TimeGate at /COLL/id_/URL and the TimeMaps at
 // /COLL/timemap/{link,json,cdxj}/URL; a WACZ collection's file at
-// /COLL/file/NAME.wacz (HEAD, Range, CORS: for ReplayWeb.page).
+// /COLL/file/NAME.wacz (HEAD, Range, CORS: for ReplayWeb.page). For
+// people: framed replay at /COLL/TS/URL (a banner over an iframe on
+// /COLL/TSmp_/URL, the capture rewritten on the server so that it stays
+// in the archive, under a Content-Security-Policy that allows only this
+// server), and web pages (collections, URL search, a URL's calendar, a
+// WACZ's pages, a record's detail). In front of every route: --auth-file
+// users, pywb's .aclj access rules and embargoes, an access log and
+// Prometheus metrics.
 //
 // It follows pywb 2.10.0 (pywb/warcserver/index: query.py, cdxops.py,
 // cdxobject.py, aggregator.py, zipnum.py, fuzzymatcher.py;
@@ -24,11 +31,15 @@
 // pywb keys them, except for a WACZ, whose index warcio.js keyed
 // (surt.Key).
 //
-// Files, from the top: routes.go (the routes) -> replay.go (id_ replay),
-// memento.go (TimeGate, TimeMaps, Accept-Datetime), waczfile.go (the
-// WACZ file) -> cdxapi.go (the CDX
-// API) -> archive.go (records read in place),
-// server.go -> collection.go (what a SRC is) -> warcfolder.go (WARC
+// Files, from the top: server.go (the Server, its limits) -> access.go
+// (authentication, rules, log, metrics in front of the routes), acl.go
+// (pywb's .aclj rules and embargoes), authfile.go (--auth-file),
+// metrics.go -> routes.go (the routes) -> ui*.go (the web pages),
+// frame.go (the top frame), notfound.go (the HTML 404), replay.go (id_
+// and the rewriting modifiers) -> rewrite.go (HTML, CSS, scripts,
+// headers), memento.go (TimeGate, TimeMaps, Accept-Datetime), waczfile.go
+// (the WACZ file) -> cdxapi.go (the CDX API) -> archive.go (records read
+// in place), collection.go (what a SRC is) -> warcfolder.go (WARC
 // folders indexed into a cache) -> dirsource.go (folders of index files)
 // -> waczsource.go (a WACZ in place), zipnum.go (pywb ZipNum clusters) ->
 // source.go (sorted files, pywb's merge), fuzzy.go, openfiles.go (index

@@ -17,9 +17,14 @@ import (
 //	GET /COLL/cdx?url=...     the CDX server API (pywb 2.10's)
 //	GET /all/cdx?url=...      the same over every collection
 //	GET /COLL/TSid_/URL       a capture's payload as archived
+//	GET /COLL/TS/URL          the top frame: a banner and an iframe on mp_ (frame.go)
+//	GET /COLL/TSmp_/URL       the capture rewritten to stay in the archive
+//	                          (also js_, cs_, im_, oe_, if_, fr_: rewrite*.go)
 //	GET /COLL/id_/URL         the Memento TimeGate (Accept-Datetime)
 //	GET /COLL/timemap/OUT/URL a Memento TimeMap (link, json, cdxj)
 //	GET /COLL/file/NAME.wacz  a WACZ collection's file (HEAD, Range, CORS)
+//	GET /, /COLL/, /COLL/*/URL, /COLL/pages, /COLL/record
+//	                          the web pages for people (ui*.go)
 //
 // Each route is its own http.Handler on an http.ServeMux. In front of
 // them (access.go): authentication (SetAuth), pywb's access rules
