@@ -36,8 +36,8 @@
 // (pywb's .aclj rules and embargoes), authfile.go (--auth-file),
 // metrics.go -> routes.go (the routes) -> ui*.go (the web pages),
 // frame.go (the top frame), notfound.go (the HTML 404), replay.go (id_
-// and the rewriting modifiers) -> rewrite.go (HTML, CSS, scripts,
-// headers), memento.go (TimeGate, TimeMaps, Accept-Datetime), waczfile.go
+// and the rewriting modifiers) -> the subpackage rewrite (HTML, CSS,
+// scripts, headers, content codings), memento.go (TimeGate, TimeMaps, Accept-Datetime), waczfile.go
 // (the WACZ file) -> cdxapi.go (the CDX API) -> archive.go (records read
 // in place), collection.go (what a SRC is) -> warcfolder.go (WARC
 // folders indexed into a cache) -> dirsource.go (folders of index files)

@@ -10,11 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/arcport/arcport/lib/replay/rewrite"
 )
 
 // Framed replay, as pywb's default: /COLL/TS/URL is a small page of this
 // server (a banner and an iframe), the capture itself is in the iframe at
-// /COLL/TSmp_/URL, rewritten (rewrite.go). Both, and every rewritten
+// /COLL/TSmp_/URL, rewritten (package rewrite). Both, and every rewritten
 // capture, carry replayCSP, so that a URL the rewriting missed (one a
 // script builds, say) is refused by the browser instead of asked of the
 // live web.
@@ -55,7 +57,7 @@ func (h *replayHandler) answerRewritten(w http.ResponseWriter, r *http.Request, 
 	if err != nil || doc.Host == "" {
 		doc, _ = url.Parse(c.gets(fURL))
 	}
-	rw := &urlRewriter{prefix: "/" + rq.coll + "/", ts: c.gets(fTimestamp), doc: doc}
+	rw := &rewrite.Rewriter{Prefix: "/" + rq.coll + "/", TS: c.gets(fTimestamp), Doc: doc}
 	hdr := w.Header()
 	add := func(name, value string) { hdr[name] = append(hdr[name], value) }
 	code := http.StatusOK
@@ -82,11 +84,11 @@ func (h *replayHandler) answerRewritten(w http.ResponseWriter, r *http.Request, 
 					ctype = value
 				}
 			case "location", "content-location":
-				value = rw.rewriteURL(strings.TrimSpace(value), rq.mod)
+				value = rw.URL(strings.TrimSpace(value), rq.mod)
 			case "link":
-				value = rw.rewriteLinkHeader(value)
+				value = rw.LinkHeader(value)
 			case "refresh":
-				value = rw.rewriteRefresh(value)
+				value = rw.Refresh(value)
 			case "set-cookie", "set-cookie2":
 				name = origPrefix + name
 			default:
@@ -127,22 +129,22 @@ func (h *replayHandler) answerRewritten(w http.ResponseWriter, r *http.Request, 
 		}
 		writeBody(w, r, code, body, l.size, true)
 	}
-	kind := rewriteKind(rq.mod, ctype, target)
-	if kind == kindNone {
+	kind := rewrite.KindOf(rq.mod, ctype, target)
+	if kind == rewrite.None {
 		captured(l.body)
 		return
 	}
-	raw, err := io.ReadAll(io.LimitReader(l.body, maxRewrite+1))
-	if err != nil || len(raw) > maxRewrite {
+	raw, err := io.ReadAll(io.LimitReader(l.body, rewrite.MaxSize+1))
+	if err != nil || len(raw) > rewrite.MaxSize {
 		captured(io.MultiReader(bytes.NewReader(raw), l.body))
 		return
 	}
-	dec, ok := decodeContent(coding, raw)
+	dec, ok := rewrite.Decode(coding, raw)
 	if !ok {
 		captured(bytes.NewReader(raw))
 		return
 	}
-	out := rw.rewriteBody(kind, dec)
+	out := rw.Body(kind, dec)
 	if coding != "" {
 		add(origPrefix+"Content-Encoding", coding)
 	}
@@ -160,8 +162,8 @@ func writeBody(w http.ResponseWriter, r *http.Request, code int, body io.Reader,
 	hdr := w.Header()
 	if code == http.StatusOK && size < 0 && r.Header.Get("Range") != "" {
 		// a chunked payload: its size is known once read, if not too large
-		b, err := io.ReadAll(io.LimitReader(body, maxRewrite+1))
-		if err == nil && len(b) <= maxRewrite {
+		b, err := io.ReadAll(io.LimitReader(body, rewrite.MaxSize+1))
+		if err == nil && len(b) <= rewrite.MaxSize {
 			body, size = bytes.NewReader(b), int64(len(b))
 		} else {
 			body = io.MultiReader(bytes.NewReader(b), body)

@@ -1,11 +1,8 @@
 package replay
 
 import (
-	"bytes"
 	"io"
 	"net/http"
-	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,26 +148,4 @@ func TestRewriteHostile(t *testing.T) {
 			t.Errorf("Range %.40s: %d", rg, resp.StatusCode)
 		}
 	}
-}
-
-// FuzzRewrite: the rewriters never panic; a script without "//" is kept
-// as it is.
-func FuzzRewrite(f *testing.F) {
-	for _, p := range []string{"../../testdata/links/syntaxes.html", "../../testdata/links/style.css", "../../testdata/links/script.js"} {
-		if b, err := os.ReadFile(p); err == nil {
-			f.Add(b)
-		}
-	}
-	f.Add([]byte(`<a href="http://x.example/"><script>"http:\/\/y.example" '//z.example/a'</script>`))
-	f.Add([]byte("\xff\xfe<\x00a\x00"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		u, _ := url.Parse("http://www.example.com/dir/page.html")
-		rw := &urlRewriter{prefix: "/w/", ts: "20200101000000", doc: u}
-		rw.rewriteBody(kindHTML, b)
-		rw.rewriteBody(kindCSS, b)
-		// a script is changed only where two slashes follow each other
-		if out := rw.rewriteBody(kindJS, b); !bytes.Equal(out, b) && !bytes.Contains(bytes.ReplaceAll(b, []byte(`\/`), []byte("/")), []byte("//")) {
-			t.Errorf("a script without \"//\" changed: %q", out)
-		}
-	})
 }

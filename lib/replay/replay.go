@@ -15,7 +15,7 @@ import (
 
 // replayPath is /COLL/TS{mod}/URL in the request's raw target: a
 // time-stamp of 0 to 14 digits (a prefix, as pywb takes it) and the id_
-// modifier or one of rewrite.go's; an empty time-stamp is the TimeGate
+// modifier or one of package rewrite's; an empty time-stamp is the TimeGate
 // (memento.go). framePath is the top frame, /COLL/TS/URL (frame.go), and
 // frameLatest /COLL/URL for a URL with its scheme.
 var (

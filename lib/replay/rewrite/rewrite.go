@@ -1,4 +1,4 @@
-package replay
+package rewrite
 
 import (
 	"bufio"
@@ -19,108 +19,82 @@ import (
 	"golang.org/x/net/html"
 )
 
-// Server-side rewriting of a capture for /COLL/TSmp_/URL (and the other
-// modifiers of pywb: js_, cs_, im_, oe_, if_, fr_), as pywb's
-// pywb/rewrite does it without wombat.js: every URL of a document that
-// the browser would load or follow is made a URL of this server,
-// /COLL/TS{mod}/URL, so that, with the Content-Security-Policy of
-// frame.go, nothing is asked of the live web.
-//
-//   - HTML (lib/links' tokenizer and attribute table): href, src, srcset,
-//     action, formaction, data, poster, background..., style attributes and
-//     <style> (CSS below), meta refresh, <base href>; the JavaScript in
-//     <script> and on* attributes as below; integrity attributes renamed
-//     _integrity (a rewritten script or style sheet would fail its hash),
-//     and <link rel=preconnect|dns-prefetch|prefetch|prerender> and <a
-//     ping> made inert (_rel, _ping). A fragment-only link is left alone.
-//   - CSS: url(...), quoted or not, and @import.
-//   - JavaScript (and JSON): pywb's regex rewriter: every "http://HOST", "https://HOST"
-//     (also with JSON-escaped slashes, http:\/\/HOST) and, right after a
-//     quote, "//HOST" (protocol-relative) becomes the server's path; the
-//     rest of the URL follows it unchanged.
-//
-// The document is rewritten as bytes, in place: only the URLs' text
-// changes, every other byte (and so the charset, whatever it is, as long
-// as it is ASCII-compatible) is kept; a document in UTF-16 or UTF-32 is
-// not rewritten. A payload under a content coding (gzip, x-gzip, deflate
-// (zlib or raw), br, zstd) is decoded for rewriting and sent without it;
-// another coding, or a document over maxRewrite, is sent as captured.
+// MaxSize bounds the documents rewritten (held in memory while
+// rewritten, and by Decode); the server sends a larger one as captured.
+const MaxSize = 32 << 20
 
-// maxRewrite bounds the documents rewritten (held in memory while
-// rewritten); a larger one is sent as captured.
-const maxRewrite = 32 << 20
-
-// docKind is what a payload is rewritten as.
-type docKind int
+// Kind is what a payload is rewritten as.
+type Kind int
 
 const (
-	kindNone docKind = iota
-	kindHTML
-	kindCSS
-	kindJS
+	None Kind = iota
+	HTML
+	CSS
+	JS
 )
 
 // modifiers are pywb's replay modifiers this server answers (id_ in
 // replay.go; "" is the top frame).
 var modifiers = map[string]bool{"mp_": true, "js_": true, "cs_": true, "im_": true, "oe_": true, "if_": true, "fr_": true}
 
-// rewriteKind decides how a payload of Content-Type ctype at URL u is
+// KindOf decides how a payload of Content-Type ctype at URL u is
 // rewritten under modifier mod: by its type (by the URL's extension when
 // the type is missing or generic); js_ and cs_ make a textual payload
 // JavaScript or CSS as in pywb; im_ and oe_ never rewrite a body.
-func rewriteKind(mod, ctype, u string) docKind {
+func KindOf(mod, ctype, u string) Kind {
 	if mod == "im_" || mod == "oe_" {
-		return kindNone
+		return None
 	}
 	mt, _, err := mime.ParseMediaType(ctype)
 	if err != nil {
 		mt, _, _ = strings.Cut(ctype, ";")
 		mt = strings.ToLower(strings.TrimSpace(mt))
 	}
-	k := kindNone
+	k := None
 	switch mt {
 	case "text/html", "application/xhtml+xml", "image/svg+xml":
 		// an SVG document (not an image: im_ is never rewritten) has the
 		// links of HTML's image, use and a elements
-		k = kindHTML
+		k = HTML
 	case "application/json", "text/json", "application/ld+json", "application/manifest+json":
 		// no script of ours runs in the page to rewrite what a script
 		// reads: absolute URLs in JSON are rewritten as in JavaScript
-		k = kindJS
+		k = JS
 	case "text/css":
-		k = kindCSS
+		k = CSS
 	case "application/javascript", "text/javascript", "application/x-javascript", "application/ecmascript",
 		"text/ecmascript", "text/jscript", "application/x-ecmascript", "text/x-javascript", "module":
-		k = kindJS
+		k = JS
 	case "", "application/octet-stream", "binary/octet-stream", "text/plain", "application/unknown", "unknown/unknown":
 		switch links.Ext(u) {
 		case "html", "htm", "shtml", "xhtml":
-			k = kindHTML
+			k = HTML
 		case "css":
-			k = kindCSS
+			k = CSS
 		case "js", "mjs":
-			k = kindJS
+			k = JS
 		}
 	}
-	textual := k != kindNone || strings.HasPrefix(mt, "text/") || mt == "" || mt == "application/octet-stream"
+	textual := k != None || strings.HasPrefix(mt, "text/") || mt == "" || mt == "application/octet-stream"
 	switch {
 	case mod == "js_" && textual:
-		return kindJS
+		return JS
 	case mod == "cs_" && textual:
-		return kindCSS
+		return CSS
 	}
 	return k
 }
 
-// urlRewriter makes URLs of the archive: /COLL/TS{mod}/URL.
-type urlRewriter struct {
-	prefix string // "/COLL/"
-	ts     string
-	doc    *url.URL // the document's URL
+// Rewriter makes URLs of the archive, Prefix+TS+mod+"/"+URL
+// (/COLL/TS{mod}/URL), for the links of the document at Doc.
+type Rewriter struct {
+	Prefix string   // "/COLL/"
+	TS     string   // the capture's time-stamp
+	Doc    *url.URL // the document's URL
 }
 
-func (u *urlRewriter) archive(abs, mod string) string {
-	return u.prefix + u.ts + mod + "/" + abs
+func (u *Rewriter) archive(abs, mod string) string {
+	return u.Prefix + u.TS + mod + "/" + abs
 }
 
 // modFor is the modifier of a link found in HTML or CSS, as pywb picks
@@ -209,7 +183,7 @@ func isAbsoluteRef(v string) bool {
 
 // linkEdit is the edit that rewrites one link found by lib/links, or false
 // when it is left alone.
-func (u *urlRewriter) linkEdit(l *links.Link, off int) (edit, bool) {
+func (u *Rewriter) linkEdit(l *links.Link, off int) (edit, bool) {
 	if !l.Rewritable() || strings.HasPrefix(strings.TrimSpace(l.Value), "#") {
 		return edit{}, false
 	}
@@ -220,13 +194,13 @@ func (u *urlRewriter) linkEdit(l *links.Link, off int) (edit, bool) {
 	return edit{int(l.Start) + off, int(l.End) + off, l.Encode(v)}, true
 }
 
-// RewriteHTML rewrites an HTML document (see the comment at the top).
-func (u *urlRewriter) rewriteHTML(src []byte) []byte {
+// rewriteHTML rewrites an HTML document (see doc.go).
+func (u *Rewriter) rewriteHTML(src []byte) []byte {
 	if !asciiCompatible(src) {
 		return src
 	}
 	var edits []edit
-	links.HTML(bytes.NewReader(src), u.doc, func(l links.Link) error {
+	links.HTML(bytes.NewReader(src), u.Doc, func(l links.Link) error {
 		if l.Syntax == links.SyntaxJSString && l.InRawText {
 			return nil // the <script> text: rewritten below, as pywb does
 		}
@@ -247,7 +221,7 @@ var inertRels = map[string]bool{"preconnect": true, "dns-prefetch": true, "prefe
 // lib/links does) for what lib/links does not report: the text of each
 // <script> (the JavaScript rewriter), integrity attributes, <link
 // rel=preconnect...> and <a ping>.
-func (u *urlRewriter) htmlTagEdits(src []byte) []edit {
+func (u *Rewriter) htmlTagEdits(src []byte) []edit {
 	var edits []edit
 	z := html.NewTokenizer(bytes.NewReader(src))
 	z.SetMaxBuf(0)
@@ -363,12 +337,12 @@ func asciiCompatible(src []byte) bool {
 }
 
 // rewriteCSS rewrites a style sheet's url(...) and @import.
-func (u *urlRewriter) rewriteCSS(src []byte) []byte {
+func (u *Rewriter) rewriteCSS(src []byte) []byte {
 	if !asciiCompatible(src) {
 		return src
 	}
 	var edits []edit
-	links.CSS(bytes.NewReader(src), u.doc, func(l links.Link) error {
+	links.CSS(bytes.NewReader(src), u.Doc, func(l links.Link) error {
 		if e, ok := u.linkEdit(&l, 0); ok {
 			edits = append(edits, e)
 		}
@@ -383,7 +357,7 @@ func (u *urlRewriter) rewriteCSS(src []byte) []byte {
 var jsURL = regexp.MustCompile(`(?i)(https?:)?\\?/\\?/[a-z0-9:_@.-]+`)
 
 // rewriteJS rewrites a script's absolute URLs.
-func (u *urlRewriter) rewriteJS(src []byte) []byte {
+func (u *Rewriter) rewriteJS(src []byte) []byte {
 	if !asciiCompatible(src) {
 		return src
 	}
@@ -392,7 +366,7 @@ func (u *urlRewriter) rewriteJS(src []byte) []byte {
 
 // jsEdits are the edits of pywb's JavaScript regex rewriter over src (at
 // offset off of the document).
-func (u *urlRewriter) jsEdits(src []byte, off int) []edit {
+func (u *Rewriter) jsEdits(src []byte, off int) []edit {
 	var edits []edit
 	for _, m := range jsURL.FindAllSubmatchIndex(src, -1) {
 		s, e := m[0], m[1]
@@ -419,7 +393,7 @@ func (u *urlRewriter) jsEdits(src []byte, off int) []edit {
 		}
 		if !hasScheme {
 			scheme := "http"
-			if u.doc != nil && u.doc.Scheme == "https" {
+			if u.Doc != nil && u.Doc.Scheme == "https" {
 				scheme = "https"
 			}
 			plain = scheme + ":" + plain
@@ -437,31 +411,31 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// rewriteBody rewrites a document of kind k.
-func (u *urlRewriter) rewriteBody(k docKind, src []byte) []byte {
+// Body rewrites a document of kind k.
+func (u *Rewriter) Body(k Kind, src []byte) []byte {
 	switch k {
-	case kindHTML:
+	case HTML:
 		return u.rewriteHTML(src)
-	case kindCSS:
+	case CSS:
 		return u.rewriteCSS(src)
-	case kindJS:
+	case JS:
 		return u.rewriteJS(src)
 	}
 	return src
 }
 
-// rewriteURL makes a URL found in a header (resolved against the
+// URL makes a URL found in a header (resolved against the
 // document) a URL of the archive; a URL of another scheme is kept.
-func (u *urlRewriter) rewriteURL(v, mod string) string {
-	abs, frag, ok := links.Resolve(u.doc, v)
+func (u *Rewriter) URL(v, mod string) string {
+	abs, frag, ok := links.Resolve(u.Doc, v)
 	if !ok {
 		return v
 	}
 	return u.archive(abs, mod) + frag
 }
 
-// rewriteLinkHeader rewrites each <URL> of a Link header.
-func (u *urlRewriter) rewriteLinkHeader(v string) string {
+// LinkHeader rewrites each <URL> of a Link header.
+func (u *Rewriter) LinkHeader(v string) string {
 	var b strings.Builder
 	for {
 		i := strings.IndexByte(v, '<')
@@ -473,7 +447,7 @@ func (u *urlRewriter) rewriteLinkHeader(v string) string {
 			break
 		}
 		b.WriteString(v[:i+1])
-		b.WriteString(u.rewriteURL(v[i+1:i+j], "mp_"))
+		b.WriteString(u.URL(v[i+1:i+j], "mp_"))
 		b.WriteByte('>')
 		v = v[i+j+1:]
 	}
@@ -481,31 +455,31 @@ func (u *urlRewriter) rewriteLinkHeader(v string) string {
 	return b.String()
 }
 
-// rewriteRefresh rewrites the URL of a Refresh header ("5; url=...").
-func (u *urlRewriter) rewriteRefresh(v string) string {
+// Refresh rewrites the URL of a Refresh header ("5; url=...").
+func (u *Rewriter) Refresh(v string) string {
 	i := strings.Index(strings.ToLower(v), "url=")
 	if i < 0 {
 		return v
 	}
 	val := strings.Trim(strings.TrimSpace(v[i+4:]), `"'`)
-	return v[:i+4] + u.rewriteURL(val, "mp_")
+	return v[:i+4] + u.URL(val, "mp_")
 }
 
-// decodeContent undoes the content codings of a payload (a list, the
+// Decode undoes the content codings of a payload (a list, the
 // last applied first undone); false for a coding not known or a payload
-// that does not decode, or decodes to more than maxRewrite bytes.
-func decodeContent(codings string, src []byte) ([]byte, bool) {
+// that does not decode, or decodes to more than MaxSize bytes.
+func Decode(codings string, src []byte) ([]byte, bool) {
 	list := strings.Split(codings, ",")
 	for i := len(list) - 1; i >= 0; i-- {
 		r, ok := decoder(list[i], bytes.NewReader(src))
 		if !ok {
 			return nil, false
 		}
-		out, err := io.ReadAll(io.LimitReader(r, maxRewrite+1))
+		out, err := io.ReadAll(io.LimitReader(r, MaxSize+1))
 		if c, ok := r.(io.Closer); ok {
 			c.Close()
 		}
-		if err != nil || len(out) > maxRewrite {
+		if err != nil || len(out) > MaxSize {
 			return nil, false
 		}
 		src = out
@@ -538,7 +512,7 @@ func decoder(coding string, r io.Reader) (io.Reader, bool) {
 	case "br":
 		return brotli.NewReader(r), true
 	case "zstd":
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxRewrite*4))
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxSize*4))
 		if err != nil {
 			return nil, false
 		}
