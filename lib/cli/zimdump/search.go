@@ -29,6 +29,17 @@ Options:
 // runSearch is zimdump search, with arcport's conventions (exit 2 for bad
 // usage, 1 with one line for a ZIM without a usable index).
 func runSearch(args []string, stdout, stderr io.Writer) int {
+	return runQuery("search", searchUsage, searchZIM, args, stdout, stderr)
+}
+
+// runQuery runs zimdump search or suggest (cmd): [--limit N] FILE QUERY...,
+// the words joined into one query, and prints the path and the title of
+// each result, tab-separated, best first.
+func runQuery(cmd, usage string, query func(file, q string, limit int) ([]searchResult, error), args []string, stdout, stderr io.Writer) int {
+	usageError := func(msg string) int {
+		fmt.Fprintf(stderr, "zimdump %s: %s\nTry: zimdump %s --help\n", cmd, msg, cmd)
+		return cliutil.ExitUsage
+	}
 	limit := 10
 	var pos []string
 	for i := 0; i < len(args); i++ {
@@ -38,32 +49,32 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 			pos = append(pos, args[i+1:]...)
 			i = len(args)
 		case a == "-h" || a == "--help":
-			fmt.Fprint(stdout, searchUsage)
+			fmt.Fprint(stdout, usage)
 			return cliutil.ExitOK
 		case a == "--limit" || strings.HasPrefix(a, "--limit="):
 			v, ok := strings.CutPrefix(a, "--limit=")
 			if !ok {
 				if i+1 >= len(args) {
-					return searchUsageError(stderr, "--limit requires an argument")
+					return usageError("--limit requires an argument")
 				}
 				i++
 				v = args[i]
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
-				return searchUsageError(stderr, fmt.Sprintf("--limit %q: a number, 0 for all", v))
+				return usageError(fmt.Sprintf("--limit %q: a number, 0 for all", v))
 			}
 			limit = n
 		case len(a) > 1 && a[0] == '-':
-			return searchUsageError(stderr, "unknown option "+a)
+			return usageError("unknown option " + a)
 		default:
 			pos = append(pos, a)
 		}
 	}
 	if len(pos) < 2 {
-		return searchUsageError(stderr, "name a ZIM and a query")
+		return usageError("name a ZIM and a query")
 	}
-	res, err := searchZIM(pos[0], strings.Join(pos[1:], " "), limit)
+	res, err := query(pos[0], strings.Join(pos[1:], " "), limit)
 	if err != nil {
 		fmt.Fprintf(stderr, "zimdump: %s: %s\n", pos[0], oneLine(err.Error()))
 		return cliutil.ExitFail
@@ -76,11 +87,6 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 		return cliutil.ExitFail
 	}
 	return cliutil.ExitOK
-}
-
-func searchUsageError(stderr io.Writer, msg string) int {
-	fmt.Fprintf(stderr, "zimdump search: %s\nTry: zimdump search --help\n", msg)
-	return cliutil.ExitUsage
 }
 
 type searchResult struct{ path, title string }

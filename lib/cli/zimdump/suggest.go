@@ -1,15 +1,12 @@
 package zimdump
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 
-	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/zim"
 	"github.com/arcport/arcport/lib/zim/xapian"
 )
@@ -29,60 +26,9 @@ Options:
   --limit N    at most N suggestions (default 10; 0: all)
 `
 
-// runSuggest is zimdump suggest (arcport's conventions).
+// runSuggest is zimdump suggest (arcport's conventions, as search).
 func runSuggest(args []string, stdout, stderr io.Writer) int {
-	limit := 10
-	var pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			pos = append(pos, args[i+1:]...)
-			i = len(args)
-		case a == "-h" || a == "--help":
-			fmt.Fprint(stdout, suggestUsage)
-			return cliutil.ExitOK
-		case a == "--limit" || strings.HasPrefix(a, "--limit="):
-			v, ok := strings.CutPrefix(a, "--limit=")
-			if !ok {
-				if i+1 >= len(args) {
-					return suggestUsageError(stderr, "--limit requires an argument")
-				}
-				i++
-				v = args[i]
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return suggestUsageError(stderr, fmt.Sprintf("--limit %q: a number, 0 for all", v))
-			}
-			limit = n
-		case len(a) > 1 && a[0] == '-':
-			return suggestUsageError(stderr, "unknown option "+a)
-		default:
-			pos = append(pos, a)
-		}
-	}
-	if len(pos) < 2 {
-		return suggestUsageError(stderr, "name a ZIM and a query")
-	}
-	res, err := suggestZIM(pos[0], strings.Join(pos[1:], " "), limit)
-	if err != nil {
-		fmt.Fprintf(stderr, "zimdump: %s: %s\n", pos[0], oneLine(err.Error()))
-		return cliutil.ExitFail
-	}
-	w := bufio.NewWriter(stdout)
-	for _, r := range res {
-		fmt.Fprintf(w, "%s\t%s\n", r.path, r.title)
-	}
-	if err := w.Flush(); err != nil {
-		return cliutil.ExitFail
-	}
-	return cliutil.ExitOK
-}
-
-func suggestUsageError(stderr io.Writer, msg string) int {
-	fmt.Fprintf(stderr, "zimdump suggest: %s\nTry: zimdump suggest --help\n", msg)
-	return cliutil.ExitUsage
+	return runQuery("suggest", suggestUsage, suggestZIM, args, stdout, stderr)
 }
 
 // suggestZIM opens the title index of a ZIM and runs xapian.Suggest with
