@@ -31,14 +31,14 @@
 // pywb keys them, except for a WACZ, whose index warcio.js keyed
 // (surt.Key).
 //
-// Files, from the top: server.go (the Server, its limits) -> access.go
-// (authentication, rules, log, metrics in front of the routes), acl.go
-// (pywb's .aclj rules and embargoes), authfile.go (--auth-file),
+// Files, from the top: server.go (the Server, its limits) -> guard.go
+// (authentication, rules, log, metrics in front of the routes) -> the
+// subpackage access (pywb's .aclj rules and embargoes, --auth-file),
 // metrics.go -> routes.go (the routes) -> ui*.go (the web pages),
 // frame.go (the top frame), notfound.go (the HTML 404), replay.go (id_
 // and the rewriting modifiers) -> the subpackage rewrite (HTML, CSS,
-// scripts, headers, content codings), memento.go (TimeGate, TimeMaps, Accept-Datetime), waczfile.go
-// (the WACZ file) -> cdxapi.go (the CDX API) -> archive.go (records read
+// scripts, headers, content codings), memento.go (TimeGate, TimeMaps,
+// Accept-Datetime), waczfile.go (the WACZ file) -> cdxapi.go (the CDX API) -> archive.go (records read
 // in place), collection.go (what a SRC is) -> warcfolder.go (WARC
 // folders indexed into a cache) -> dirsource.go (folders of index files)
 // -> waczsource.go (a WACZ in place), zipnum.go (pywb ZipNum clusters) ->
@@ -48,6 +48,8 @@
 // -> errors.go -> pyjson.go (Python's JSON).
 //
 // Data flows one way: this package reads with lib/cdx, lib/wacz,
-// lib/warc, lib/arc and lib/store; nothing but the command line
-// (waczpack serve) imports it.
+// lib/warc, lib/arc and lib/store, and imports its two subpackages,
+// rewrite and access, which import nothing of it; nothing but the
+// command line (waczpack serve, which also builds its access.Auth and
+// access.Access) imports it.
 package replay

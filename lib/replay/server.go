@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/arcport/arcport/lib/replay/access"
 )
 
 // Server answers HTTP requests for its collections:
@@ -27,7 +29,7 @@ import (
 //	                          the web pages for people (ui*.go)
 //
 // Each route is its own http.Handler on an http.ServeMux. In front of
-// them (access.go): authentication (SetAuth), pywb's access rules
+// them (guard.go): authentication (SetAuth), pywb's access rules
 // (SetAccess: exclude and block, 451), the access log and the metrics.
 type Server struct {
 	colls map[string]*Collection
@@ -40,7 +42,7 @@ type Server struct {
 	Now func() time.Time
 
 	// AccessLog, when set, gets a line per request in the combined log
-	// format (access.go).
+	// format (guard.go).
 	AccessLog io.Writer
 	// ACLUserHeader makes the X-Pywb-Acl-User request header the user
 	// ACL rules see (pywb's way: for a server behind a proxy that sets
@@ -52,14 +54,14 @@ type Server struct {
 	// user and strict are set on a clone (guard.clone): the user the
 	// ACL rules see, and whether captures that are not "allow" are
 	// dropped (replay) rather than marked (the CDX API).
-	user   aclUser
+	user   access.User
 	strict bool
 }
 
 // guard is the state a server and its clones share.
 type guard struct {
-	auth    *Auth
-	access  map[string]*Access
+	auth    *access.Auth
+	access  map[string]*access.Access
 	metrics *metrics
 	logMu   sync.Mutex
 
@@ -117,7 +119,7 @@ func (s *Server) source(name string) (indexSource, bool) {
 }
 
 // accessFor returns the access rules of a collection, if it has any.
-func (s *Server) accessFor(name string) *Access {
+func (s *Server) accessFor(name string) *access.Access {
 	if s.guard == nil {
 		return nil
 	}
@@ -144,8 +146,8 @@ func (a *aclSource) filter(it iterFunc) iterFunc {
 	t := now()
 	// the captures of one URL come together: its rule is looked up once
 	var lastURL string
-	var lastAcc *Access
-	var lastRule *aclRule
+	var lastAcc *access.Access
+	var lastRule *access.Rule
 	return func() (*cdxObj, error) {
 		for {
 			c, err := it()
@@ -166,11 +168,11 @@ func (a *aclSource) filter(it iterFunc) iterFunc {
 			}
 			if u != lastURL || acc != lastAcc {
 				lastURL, lastAcc, lastRule = u, acc, nil
-				if acc.rules != nil {
-					lastRule = acc.rules.find(aclKey(u), a.s.user)
+				if acc.HasRules() {
+					lastRule = acc.Rule(aclKey(u), a.s.user)
 				}
 			}
-			v := acc.accessWith(lastRule, c.gets(fTimestamp), t)
+			v := acc.Decide(lastRule, c.gets(fTimestamp), t)
 			if v == "" || a.s.strict && v != "allow" {
 				continue
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/replay"
+	"github.com/arcport/arcport/lib/replay/access"
 	"github.com/arcport/arcport/lib/store"
 	"github.com/urfave/cli/v2"
 )
@@ -159,7 +160,7 @@ func serve(c *cli.Context, stderr io.Writer) error {
 // --acl-user-header to srv (colls: the collection names).
 func serveAccess(c *cli.Context, srv *replay.Server, colls map[string]string) error {
 	if p := c.String("auth-file"); p != "" {
-		a, err := replay.LoadAuth(p)
+		a, err := access.LoadAuth(p)
 		if err != nil {
 			return cliutil.Usagef("--auth-file %v", err)
 		}
@@ -168,7 +169,7 @@ func serveAccess(c *cli.Context, srv *replay.Server, colls map[string]string) er
 	srv.ACLUserHeader = c.Bool("acl-user-header")
 	// per collection ("" for all): its rule files and embargo
 	acls := map[string][]string{}
-	embargoes := map[string]*replay.Embargo{}
+	embargoes := map[string]*access.Embargo{}
 	split := func(flag, v string) (string, string) {
 		if name, rest, ok := strings.Cut(v, "="); ok {
 			if _, known := colls[name]; known {
@@ -183,7 +184,7 @@ func serveAccess(c *cli.Context, srv *replay.Server, colls map[string]string) er
 	}
 	for _, v := range *c.Generic("embargo").(*namedSources) {
 		coll, spec := split("embargo", v)
-		e, err := replay.ParseEmbargo(spec)
+		e, err := access.ParseEmbargo(spec)
 		if err != nil {
 			return cliutil.Usagef("--embargo %v", err)
 		}
@@ -208,7 +209,7 @@ func serveAccess(c *cli.Context, srv *replay.Server, colls map[string]string) er
 		if len(files) == 0 && e == nil {
 			continue
 		}
-		a, err := replay.ACL(def, e, files...)
+		a, err := access.ACL(def, e, files...)
 		if err != nil {
 			return cliutil.Usagef("--acl: %v", err)
 		}

@@ -8,16 +8,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/arcport/arcport/lib/replay/access"
 )
 
 // SetAuth puts every route but /healthz (and a CORS preflight of a WACZ
 // file) behind the credentials of a (401 with WWW-Authenticate without
 // them).
-func (s *Server) SetAuth(a *Auth) { s.guardState().auth = a }
+func (s *Server) SetAuth(a *access.Auth) { s.guardState().auth = a }
 
 // SetAccess applies access rules to collection coll ("" for every
 // collection).
-func (s *Server) SetAccess(coll string, a *Access) error {
+func (s *Server) SetAccess(coll string, a *access.Access) error {
 	g := s.guardState()
 	if coll == "" {
 		for _, n := range s.names {
@@ -35,7 +37,7 @@ func (s *Server) SetAccess(coll string, a *Access) error {
 func (s *Server) guardState() *guard {
 	s.guardOnce.Do(func() {
 		if s.guard == nil {
-			s.guard = &guard{access: map[string]*Access{}, clones: map[cloneKey]*Server{}, metrics: newMetrics()}
+			s.guard = &guard{access: map[string]*access.Access{}, clones: map[cloneKey]*Server{}, metrics: newMetrics()}
 		}
 	})
 	return s.guard
@@ -43,26 +45,26 @@ func (s *Server) guardState() *guard {
 
 // cloneKey names the clone of a server for a user class and mode.
 type cloneKey struct {
-	user   aclUser
+	user   access.User
 	strict bool
 }
 
 // clone returns the server whose routes see user (and drop what is not
 // "allow", when strict): made once per user the rules name, per mode
 // (other users see the rules as any unnamed user does).
-func (s *Server) clone(user aclUser, strict bool) *Server {
+func (s *Server) clone(user access.User, strict bool) *Server {
 	g := s.guard
-	if user.set {
+	if user.Set {
 		named := false
 		for _, a := range g.access {
-			if a != nil && a.rules != nil && a.rules.users[user.name] {
+			if a.Names(user.Name) {
 				named = true
 				break
 			}
 		}
 		if !named {
 			// every name no rule names behaves alike
-			user.name = "\x00unnamed"
+			user.Name = "\x00unnamed"
 		}
 	}
 	k := cloneKey{user, strict}
@@ -108,14 +110,14 @@ func (s *Server) serveGuarded(w http.ResponseWriter, r *http.Request) {
 		s.serveRoutes(rw, r)
 		return
 	}
-	user := aclUser{}
+	user := access.User{}
 	if g.auth != nil && !(r.Method == http.MethodOptions && route == "file") {
 		name, ok := g.auth.Check(r)
 		if !ok {
-			g.auth.challenge(rw)
+			challenge(rw, g.auth)
 			return
 		}
-		user = aclUser{set: true, name: name}
+		user = access.User{Set: true, Name: name}
 		rw.user = name
 	}
 	if r.URL.Path == "/metrics" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
@@ -128,7 +130,7 @@ func (s *Server) serveGuarded(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.ACLUserHeader {
 		if v, ok := r.Header["X-Pywb-Acl-User"]; ok && len(v) > 0 {
-			user = aclUser{set: true, name: v[0]}
+			user = access.User{Set: true, Name: v[0]}
 		}
 	}
 	if route == "file" {
@@ -200,6 +202,31 @@ func (s *Server) blocked(r *http.Request, coll, ts, u string) string {
 		return a
 	}
 	return ""
+}
+
+// challenge answers 401 with a WWW-Authenticate per kind of entry of a.
+func challenge(w http.ResponseWriter, a *access.Auth) {
+	for _, c := range a.Challenges() {
+		w.Header().Add("WWW-Authenticate", c)
+	}
+	jsonError(w, http.StatusUnauthorized, "Unauthorized")
+}
+
+// aclKey is the key pywb looks a capture's URL up with: CDXQuery's
+// (a final "*" or a first "*." change the match type, as for a query).
+func aclKey(u string) string {
+	mt := "exact"
+	switch {
+	case strings.HasPrefix(u, "*."):
+		u, mt = u[2:], "domain"
+	case strings.HasSuffix(u, "*"):
+		u, mt = u[:len(u)-1], "prefix"
+	}
+	k, _, err := calcSearchRange(u, mt, pywbCanon)
+	if err != nil {
+		return ""
+	}
+	return k
 }
 
 // routeOf names a request's route for the metrics (a bounded set).

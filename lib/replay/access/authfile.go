@@ -1,4 +1,4 @@
-package replay
+package access
 
 import (
 	"bufio"
@@ -141,13 +141,15 @@ func (a *Auth) Check(r *http.Request) (string, bool) {
 	return "", false
 }
 
-// challenge answers 401 with a WWW-Authenticate per kind of entry.
-func (a *Auth) challenge(w http.ResponseWriter) {
+// Challenges are the WWW-Authenticate values of a 401: one per kind of
+// entry the file has.
+func (a *Auth) Challenges() []string {
+	var out []string
 	if len(a.basic) > 0 {
-		w.Header().Add("WWW-Authenticate", `Basic realm="waczpack serve", charset="UTF-8"`)
+		out = append(out, `Basic realm="waczpack serve", charset="UTF-8"`)
 	}
 	if len(a.bearer) > 0 {
-		w.Header().Add("WWW-Authenticate", `Bearer realm="waczpack serve"`)
+		out = append(out, `Bearer realm="waczpack serve"`)
 	}
-	jsonError(w, http.StatusUnauthorized, "Unauthorized")
+	return out
 }

@@ -1,4 +1,4 @@
-package replay
+package access
 
 import (
 	"bufio"
@@ -13,19 +13,9 @@ import (
 	"time"
 )
 
-// Access rules as pywb 2.10 reads them (pywb/warcserver/access_checker.py):
-// .aclj files of lines "SURT - JSON", sorted in reverse order, each rule
-// {"access": "allow"|"block"|"exclude"|"allow_ignore_embargo", "user":
-// ..., and optionally one of "before"/"after" (a time-stamp) or
-// "newer"/"older" ({"years", "months", "weeks", "days"})}. A capture gets
-// the rule of the longest SURT prefix of its URL's key ("KEY###" matches
-// the key exactly, "*," every URL), a rule naming the request's user
-// first; then the collection's embargo. "exclude" drops the capture from
-// every answer, "block" keeps it in the CDX API (with "access": "block")
-// and answers 451 where it would be replayed.
-
-// aclRule is one line of an .aclj file.
-type aclRule struct {
+// Rule is one line of an .aclj file: the rule Access.Rule finds for a
+// capture's key, to be passed to Access.Decide.
+type Rule struct {
 	line string // the whole line (the order of the rules)
 	key  string
 	// access is the rule's "access" ("exclude" when it has none).
@@ -131,7 +121,7 @@ func pyString(v any) string {
 }
 
 // parseACLLine reads "KEY TS JSON".
-func parseACLLine(line string) (*aclRule, error) {
+func parseACLLine(line string) (*Rule, error) {
 	key, rest, ok := strings.Cut(line, " ")
 	if !ok {
 		return nil, fmt.Errorf("want SURT - {JSON}")
@@ -144,7 +134,7 @@ func parseACLLine(line string) (*aclRule, error) {
 	if err := json.Unmarshal([]byte(js), &m); err != nil {
 		return nil, fmt.Errorf("JSON: %v", err)
 	}
-	r := &aclRule{line: line, key: key, access: "exclude"}
+	r := &Rule{line: line, key: key, access: "exclude"}
 	if a, ok := m["access"]; ok {
 		r.access = pyString(a)
 	}
@@ -173,18 +163,18 @@ func parseACLLine(line string) (*aclRule, error) {
 	return r, nil
 }
 
-// aclRules are the rules of one or more .aclj files (or folders of them),
+// ruleSet are the rules of one or more .aclj files (or folders of them),
 // merged in reverse order as pywb's AccessRulesAggregator merges them.
-type aclRules struct {
-	rules []*aclRule // sorted in reverse order of their lines
+type ruleSet struct {
+	rules []*Rule // sorted in reverse order of their lines
 	users map[string]bool
 }
 
-// LoadACL reads .aclj files and folders of them (every *.aclj inside).
+// loadACL reads .aclj files and folders of them (every *.aclj inside).
 // Lines out of order are sorted (pywb would search them as they are and
 // miss some). Errors name the file and line.
-func loadACL(paths []string) (*aclRules, error) {
-	a := &aclRules{users: map[string]bool{}}
+func loadACL(paths []string) (*ruleSet, error) {
+	a := &ruleSet{users: map[string]bool{}}
 	for _, p := range paths {
 		files := []string{p}
 		if st, err := os.Stat(p); err != nil {
@@ -204,7 +194,7 @@ func loadACL(paths []string) (*aclRules, error) {
 	return a, nil
 }
 
-func (a *aclRules) addFile(path string) error {
+func (a *ruleSet) addFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, unwrapPath(err))
@@ -234,22 +224,22 @@ func (a *aclRules) addFile(path string) error {
 	return nil
 }
 
-// aclUser is the user of a request: X-Pywb-Acl-User or the authenticated
-// name (set), or none.
-type aclUser struct {
-	set  bool
-	name string
+// User is the user of a request: X-Pywb-Acl-User or the authenticated
+// name (Set), or none (the zero User). It is comparable (a map key).
+type User struct {
+	Set  bool
+	Name string
 }
 
 // find is AccessChecker.find_access_rule: nil for the default rule.
-func (a *aclRules) find(key string, user aclUser) *aclRule {
+func (a *ruleSet) find(key string, user User) *Rule {
 	const exactSearch = "####"
 	target := key + exactSearch
 	exact := key + "###"
 	tld, _, _ := strings.Cut(key, ",")
 	// the first line <= target, in reverse order
 	i := sort.Search(len(a.rules), func(i int) bool { return a.rules[i].line <= target })
-	var last *aclRule
+	var last *Rule
 	lastKey := ""
 	for ; i < len(a.rules); i++ {
 		r := a.rules[i]
@@ -257,7 +247,7 @@ func (a *aclRules) find(key string, user aclUser) *aclRule {
 			return last
 		}
 		if r.key == exact || strings.HasPrefix(key, r.key) || r.key == "*," {
-			if r.user.none && !user.set || r.user.isStr && user.set && r.user.s == user.name {
+			if r.user.none && !user.Set || r.user.isStr && user.Set && r.user.s == user.Name {
 				return r
 			} else if !r.user.truthy {
 				lastKey, last = r.key, r
@@ -388,7 +378,7 @@ func (e *Embargo) check(dt, now time.Time) string {
 // Access is what a collection's captures are checked against: its ACL
 // rules, the access of a capture no rule matches, and its embargo.
 type Access struct {
-	rules   *aclRules
+	rules   *ruleSet
 	Default string
 	Embargo *Embargo
 }
@@ -426,36 +416,28 @@ func (a *Access) Users() []string {
 	return out
 }
 
-// aclKey is the key pywb looks a capture's URL up with: CDXQuery's
-// (a final "*" or a first "*." change the match type, as for a query).
-func aclKey(u string) string {
-	mt := "exact"
-	switch {
-	case strings.HasPrefix(u, "*."):
-		u, mt = u[2:], "domain"
-	case strings.HasSuffix(u, "*"):
-		u, mt = u[:len(u)-1], "prefix"
+// HasRules reports whether a has .aclj rules (not only an embargo).
+func (a *Access) HasRules() bool { return a != nil && a.rules != nil }
+
+// Names reports whether a rule names user (a "user" value), so that the
+// user may see captures differently from an unnamed one.
+func (a *Access) Names(user string) bool { return a.HasRules() && a.rules.users[user] }
+
+// Rule is AccessChecker.find_access_rule: the rule of the longest SURT
+// prefix of key (a capture's URL keyed as pywb keys a query, lib/replay's
+// aclKey) for user, nil for the default rule (or when a has no rules).
+func (a *Access) Rule(key string, user User) *Rule {
+	if !a.HasRules() {
+		return nil
 	}
-	k, _, err := calcSearchRange(u, mt, pywbCanon)
-	if err != nil {
-		return ""
-	}
-	return k
+	return a.rules.find(key, user)
 }
 
-// accessOf is AccessChecker.wrap_iter for one capture: its access, ""
-// when it is excluded.
-func (a *Access) accessOf(u, ts string, user aclUser, now time.Time) string {
-	var rule *aclRule
-	if a.rules != nil {
-		rule = a.rules.find(aclKey(u), user)
-	}
-	return a.accessWith(rule, ts, now)
-}
-
-// accessWith is accessOf once the rule of the capture's URL (nil: the
-// default) is known.
-func (a *Access) accessWith(rule *aclRule, ts string, now time.Time) string {
+// Decide is AccessChecker.wrap_iter for one capture, once the rule of
+// its URL (Rule; nil: the default) is known: the capture's access
+// ("allow", "block", ...) at time-stamp ts, the rule's date conditions
+// and the embargo checked at now; "" when it is excluded.
+func (a *Access) Decide(rule *Rule, ts string, now time.Time) string {
 	var access string
 	if a.rules != nil {
 		if rule == nil {
