@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/arcport/arcport/lib/cdx"
 )
 
 // cdxHandler is the CDX server API of one collection.
@@ -195,7 +197,7 @@ func appendMementoLink(dst []byte, c *cdxObj, format string, last bool) ([]byte,
 	}
 	dt := httpDate(ts.String())
 	if format != "" {
-		u = strings.NewReplacer("{url}", u, "{timestamp}", timestampToDatetime(ts.String()).Format("20060102150405")).Replace(format)
+		u = strings.NewReplacer("{url}", u, "{timestamp}", cdx.TimestampToDatetime(ts.String()).Format("20060102150405")).Replace(format)
 	}
 	dst = fmt.Appendf(dst, "<%s>; rel=\"memento\"; datetime=\"%s\"", u, dt)
 	if sc := c.gets("source-coll"); sc != "" {

@@ -394,7 +394,7 @@ func parseIdxObj(line string) (*cdxObj, error) {
 		}
 		pv := str(v)
 		if i >= 2 {
-			n, ok := pyInt(v)
+			n, ok := cdx.PyInt(v)
 			if !ok {
 				if i == 4 && v == "" {
 					c.keys = append(c.keys, names[i])
@@ -421,6 +421,6 @@ func (c *cdxObj) lineno() (int64, bool) {
 	if !ok || !v.raw {
 		return 0, false
 	}
-	n, ok := pyInt(v.s)
+	n, ok := cdx.PyInt(v.s)
 	return n, ok
 }

@@ -147,27 +147,3 @@ func pyBytesRepr(s string) string {
 	}
 	return string(append(b, q))
 }
-
-// pyInt parses s as Python's int() does for the forms met in query
-// parameters: surrounding white space, a sign, digits with single
-// underscores between them.
-func pyInt(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	if s == "" || s[0] == '_' || s[len(s)-1] == '_' || strings.Contains(s, "__") {
-		return 0, false
-	}
-	s = strings.ReplaceAll(s, "_", "")
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}

@@ -222,7 +222,7 @@ func (q *query) limit() (int64, error) {
 	if !ok {
 		return 100000, nil
 	}
-	n, good := pyInt(v)
+	n, good := cdx.PyInt(v)
 	if !good {
 		return 0, &internalError{"invalid literal for int() with base 10: " + pyRepr(v)}
 	}
@@ -449,7 +449,7 @@ func pySlicePrefix(s string, n int64) string {
 func collapseIter(it iterFunc, timelen string) iterFunc {
 	var last *[2]string
 	return func() (*cdxObj, error) {
-		n, ok := pyInt(timelen)
+		n, ok := cdx.PyInt(timelen)
 		if !ok {
 			return nil, &internalError{"invalid literal for int() with base 10: " + pyRepr(timelen)}
 		}
@@ -539,32 +539,10 @@ func reverseIter(it iterFunc, limit int64) iterFunc {
 	}
 }
 
-// timestampToDatetime is warcio's timestamp_to_datetime: padded to six
-// digits with 299912, each field clamped, a field that is missing or not
-// a number its maximum.
-func timestampToDatetime(s string) time.Time {
-	s = padTimestamp(s, "299912")
-	extract := func(a, b, lo, hi int) int {
-		if len(s) < b {
-			return hi
-		}
-		n, ok := pyInt(s[a:b])
-		if !ok {
-			return hi
-		}
-		return int(min(max(n, int64(lo)), int64(hi)))
-	}
-	y := extract(0, 4, 1900, 2999)
-	mo := extract(4, 6, 1, 12)
-	last := time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day()
-	d := extract(6, 8, 1, last)
-	return time.Date(y, time.Month(mo), d, extract(8, 10, 0, 23), extract(10, 12, 0, 59), extract(12, 14, 0, 59), 0, time.UTC)
-}
-
 // timestampToSec is warcio's timestamp_to_sec.
-func timestampToSec(s string) int64 { return timestampToDatetime(s).Unix() }
+func timestampToSec(s string) int64 { return cdx.TimestampToDatetime(s).Unix() }
 
 // httpDate is warcio's timestamp_to_http_date.
 func httpDate(ts string) string {
-	return timestampToDatetime(ts).Format("Mon, 02 Jan 2006 15:04:05 GMT")
+	return cdx.TimestampToDatetime(ts).Format("Mon, 02 Jan 2006 15:04:05 GMT")
 }

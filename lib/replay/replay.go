@@ -304,8 +304,8 @@ func (l *loaded) Close() {
 // load reads the capture of an index line, following a revisit to its
 // original.
 func (h *replayHandler) load(coll *Collection, c *cdxObj) (*loaded, error) {
-	off, ok1 := pyInt(c.gets(fOffset))
-	n, ok2 := pyInt(c.gets(fLength))
+	off, ok1 := cdx.PyInt(c.gets(fOffset))
+	n, ok2 := cdx.PyInt(c.gets(fLength))
 	if !ok1 || !ok2 {
 		return nil, fmt.Errorf("%s %s: no offset or length", c.gets(fURLKey), c.gets(fTimestamp))
 	}
@@ -378,8 +378,8 @@ func (h *replayHandler) original(coll *Collection, c *cdxObj, rev *record.Record
 		if o.isRevisit() || (digest != "" && normDigest(o.gets(fDigest)) != digest) {
 			continue
 		}
-		off, ok1 := pyInt(o.gets(fOffset))
-		n, ok2 := pyInt(o.gets(fLength))
+		off, ok1 := cdx.PyInt(o.gets(fOffset))
+		n, ok2 := cdx.PyInt(o.gets(fLength))
 		if !ok1 || !ok2 {
 			continue
 		}

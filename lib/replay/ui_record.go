@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/httpmsg"
 	"github.com/arcport/arcport/lib/record"
 )
@@ -101,8 +102,8 @@ func (s *Server) uiRecord(w http.ResponseWriter, r *http.Request, coll string, q
 		return
 	}
 	file := c.gets(fFilename)
-	off, ok1 := pyInt(c.gets(fOffset))
-	length, ok2 := pyInt(c.gets(fLength))
+	off, ok1 := cdx.PyInt(c.gets(fOffset))
+	length, ok2 := cdx.PyInt(c.gets(fLength))
 	if !ok1 || off < 0 {
 		uiError(w, r, http.StatusNotFound, "the index gives no offset for this capture")
 		return

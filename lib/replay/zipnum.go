@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/store"
 )
 
@@ -160,7 +161,7 @@ func searchPrev1(lf *lineFile, key string) (int64, bool, error) {
 func (z *zipNumSource) pageLines(lf *lineFile, q *query, key, end string) ([]idxLine, error) {
 	pagesize := int64(z.maxBlocks)
 	if ps := q.get("pageSize"); ps != "" {
-		n, ok := pyInt(ps)
+		n, ok := cdx.PyInt(ps)
 		if !ok {
 			return nil, &cdxError{fmt.Sprintf("Invalid value for pageSize= param: %s", ps)}
 		}
@@ -254,7 +255,7 @@ func (z *zipNumSource) pageLines(lf *lineFile, q *query, key, end string) ([]idx
 	}
 	page := int64(0)
 	if p := q.get("page"); p != "" {
-		n, ok := pyInt(p)
+		n, ok := cdx.PyInt(p)
 		if !ok {
 			return nil, &cdxError{fmt.Sprintf("Invalid value for page= param: %s", p)}
 		}
@@ -302,8 +303,8 @@ func (z *zipNumSource) idxToCDX(lines []idxLine, key, end string) iterFunc {
 			return func() (*cdxObj, error) { return nil, err }
 		}
 		part := o.gets("part")
-		off, _ := pyInt(o.gets("offset"))
-		n, _ := pyInt(o.gets("length"))
+		off, _ := cdx.PyInt(o.gets("offset"))
+		n, _ := cdx.PyInt(o.gets("length"))
 		if g := lastGroup(groups); g != nil && g.part == part && g.offset+g.length == off && g.count < z.maxBlocks {
 			g.length += n
 			g.count++

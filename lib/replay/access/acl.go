@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/arcport/arcport/lib/cdx"
 )
 
 // Rule is one line of an .aclj file: the rule Access.Rule finds for a
@@ -293,7 +295,7 @@ func ParseEmbargo(s string) (*Embargo, error) {
 		if !isDigits(v) || len(v) > 14 {
 			return nil, fmt.Errorf("%q: a time-stamp is 1 to 14 digits", s)
 		}
-		t := timestampToDatetime(v)
+		t := cdx.TimestampToDatetime(v)
 		if k == "before" {
 			e.Before = t
 		} else {
@@ -448,13 +450,13 @@ func (a *Access) Decide(rule *Rule, ts string, now time.Time) string {
 	}
 	// check_date_access
 	if rule != nil {
-		dt := timestampToDatetime(ts)
+		dt := cdx.TimestampToDatetime(ts)
 		cond, has := false, true
 		switch {
 		case rule.before != "":
-			cond = dt.Before(timestampToDatetime(rule.before))
+			cond = dt.Before(cdx.TimestampToDatetime(rule.before))
 		case rule.after != "":
-			cond = dt.After(timestampToDatetime(rule.after))
+			cond = dt.After(cdx.TimestampToDatetime(rule.after))
 		case rule.newer != nil:
 			cond = rule.newer.before(now).Before(dt)
 		case rule.older != nil:
@@ -467,7 +469,7 @@ func (a *Access) Decide(rule *Rule, ts string, now time.Time) string {
 		}
 	}
 	if access != "allow_ignore_embargo" && access != "exclude" && a.Embargo != nil {
-		if ea := a.Embargo.check(timestampToDatetime(ts), now); ea != "" && ea != "allow" {
+		if ea := a.Embargo.check(cdx.TimestampToDatetime(ts), now); ea != "" && ea != "allow" {
 			access = ea
 		}
 	}
