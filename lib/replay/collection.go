@@ -214,22 +214,5 @@ func (c *Collection) top() indexSource {
 type allSource struct{ colls []*Collection }
 
 func (a *allSource) load(q *query) (iterFunc, error) {
-	var its []iterFunc
-	for _, c := range a.colls {
-		it, err := c.top().load(q)
-		if err == errNotFound {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		its = append(its, it)
-	}
-	switch len(its) {
-	case 0:
-		return emptyIter, nil
-	case 1:
-		return its[0], nil
-	}
-	return pyMerge(its), nil
+	return mergeLoads(q, len(a.colls), func(i int) indexSource { return a.colls[i].top() }, nil)
 }

@@ -75,17 +75,30 @@ type namedSource struct {
 // "source-coll" (coll of the name) unless nosource=true, then the
 // children are merged with Python's heapq.merge on the objects' JSON.
 func aggregate(kids []namedSource, q *query, coll func(string) string) (iterFunc, error) {
+	return mergeLoads(q, len(kids), func(i int) indexSource { return kids[i].src }, func(i int, it iterFunc) iterFunc {
+		if q.get("nosource") != "true" {
+			it = addSource(it, kids[i].name, coll(kids[i].name))
+		}
+		return it
+	})
+}
+
+// mergeLoads loads q from the n sources src(i) and merges what they find
+// with Python's heapq.merge (pyMerge); a source that has no index for q
+// (errNotFound) is left out, each found one first goes through wrap
+// (nil: as it is).
+func mergeLoads(q *query, n int, src func(i int) indexSource, wrap func(i int, it iterFunc) iterFunc) (iterFunc, error) {
 	var its []iterFunc
-	for _, k := range kids {
-		it, err := k.src.load(q)
+	for i := range n {
+		it, err := src(i).load(q)
 		if err == errNotFound {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		if q.get("nosource") != "true" {
-			it = addSource(it, k.name, coll(k.name))
+		if wrap != nil {
+			it = wrap(i, it)
 		}
 		its = append(its, it)
 	}

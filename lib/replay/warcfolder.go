@@ -282,24 +282,9 @@ type segmentSource struct {
 }
 
 func (s *segmentSource) load(q *query) (iterFunc, error) {
-	var its []iterFunc
-	for _, n := range s.names {
-		it, err := (&fileSource{open: localFile(filepath.Join(s.dir, n))}).load(q)
-		if err == errNotFound {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		its = append(its, it)
-	}
-	switch len(its) {
-	case 0:
-		return emptyIter, nil
-	case 1:
-		return its[0], nil
-	}
-	return pyMerge(its), nil
+	return mergeLoads(q, len(s.names), func(i int) indexSource {
+		return &fileSource{open: localFile(filepath.Join(s.dir, s.names[i]))}
+	}, nil)
 }
 
 func isArchiveName(n string) bool {
