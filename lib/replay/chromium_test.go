@@ -14,7 +14,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -341,16 +340,7 @@ const readPage = `(() => {
 // address and banner. A screenshot of a framed page is written to
 // $REPLAY_SCREENSHOT when set.
 func TestReplayInChromium(t *testing.T) {
-	chromium := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			chromium = p
-			break
-		}
-	}
-	if chromium == "" {
-		peertest.Missing(t, "chromium", "no chromium on PATH")
-	}
+	chromium := peertest.Chromium(t)
 	var colls []*Collection
 	sitePath, site := sitetestWACZ(t)
 	for _, c := range []struct{ name, src string }{{"garden", crawlGardenWACZ(t)}, {"demo", htcacheWACZ(t)}, {"site", sitePath}} {

@@ -23,16 +23,7 @@ func TestUIScreenshots(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	chromium := ""
-	for _, c := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(c); err == nil {
-			chromium = p
-			break
-		}
-	}
-	if chromium == "" {
-		peertest.Missing(t, "chromium", "chromium or chromium-browser not on PATH")
-	}
+	chromium := peertest.Chromium(t)
 	ts, caps := uiServer(t)
 	var rec gardenCapture
 	for _, c := range caps {

@@ -3,7 +3,6 @@ package zimdump
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,16 +23,7 @@ import (
 // the results page (with the suggestions for "clim" open) is saved as a
 // PNG: docs/img/kiwix-search.png.
 func TestKiwixSearchInBrowser(t *testing.T) {
-	chromium := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			chromium = p
-			break
-		}
-	}
-	if chromium == "" {
-		peertest.Missing(t, "chromium", "no chromium on PATH")
-	}
+	chromium := peertest.Chromium(t)
 	site := writeSite(t, indexSite)
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain.zim")

@@ -43,6 +43,19 @@ func Need(t testing.TB, cmd, peer string) string {
 	return p
 }
 
+// Chromium returns the path of Chromium (chromium, chromium-browser or
+// google-chrome on PATH), or ends t with Missing.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	Missing(t, "chromium", "no chromium, chromium-browser or google-chrome on PATH")
+	return ""
+}
+
 // FindWarcio returns node and the directory of the npm warcio package,
 // looked for in order: $ARCPORT_WARCIO; scripts/npm/node_modules/warcio
 // in the working directory or the nearest directory above it that has one

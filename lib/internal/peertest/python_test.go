@@ -16,7 +16,8 @@ func TestNeedPy(t *testing.T) {
 		t.Run(cmd, func(t *testing.T) {
 			p := NeedPy(t, cmd)
 			arg := "--version"
-			if cmd == "wb-manager" || cmd == "cdxj-indexer" || cmd == "wayback" {
+			// uvicorn --version names uvicorn's own version, not authsign's
+			if cmd == "wb-manager" || cmd == "cdxj-indexer" || cmd == "wayback" || cmd == "uvicorn" {
 				arg = "--help"
 			}
 			out, err := exec.Command(p, arg).CombinedOutput()
