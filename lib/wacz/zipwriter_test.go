@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/arcport/arcport/lib/internal/peertest"
 )
@@ -26,6 +27,9 @@ type zipCase struct {
 	cut int
 }
 
+// fixedModTime is the modification time of the zips that tests compare byte for byte.
+var fixedModTime = time.Date(2024, 5, 6, 7, 8, 10, 0, time.UTC)
+
 func writeZip(t *testing.T, path string, cases []zipCase) {
 	t.Helper()
 	f, err := os.Create(path)
@@ -34,6 +38,7 @@ func writeZip(t *testing.T, path string, cases []zipCase) {
 	}
 	defer f.Close()
 	zw := NewZipWriter(f)
+	zw.SetModTime(fixedModTime)
 	for _, c := range cases {
 		e, err := zw.Create(c.name, c.method, c.hash)
 		if err != nil {
@@ -293,6 +298,7 @@ func TestPreparedEntry(t *testing.T) {
 			t.Fatal(err)
 		}
 		zw := NewZipWriter(f)
+		zw.SetModTime(fixedModTime)
 		var hashes []string
 		for _, c := range []struct {
 			name string
@@ -328,7 +334,8 @@ func TestPreparedEntry(t *testing.T) {
 		if left, _ := os.ReadDir(spillDir); len(left) != 0 {
 			t.Errorf("spill files left in the temporary directory: %v", left)
 		}
-		// the zip modification time is the writer's creation time: same second
+		// both writers were given the same modification time: the DOS time
+		// has 2-second steps, and two writers made a moment apart may straddle one
 		ab, _ := os.ReadFile(a)
 		bb, _ := os.ReadFile(b)
 		if !bytes.Equal(ab, bb) {
