@@ -228,7 +228,11 @@ func TestKillThenRerun(t *testing.T) {
 			where := s.midRun(t, ic, c)
 			s.signal(syscall.SIGKILL)
 			if fd != nil {
-				defer fd.close()
+				// The command is dead: nothing can race its end of the
+				// pipe now. Close the feed before Wait, which waits for
+				// exec's stdin copier (blocked in a Read of the feed once
+				// the command has taken all of it: the CI hang of session 9).
+				fd.close()
 			}
 			res := s.finish(t)
 			if res.signal != syscall.SIGKILL {

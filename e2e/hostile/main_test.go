@@ -174,6 +174,7 @@ type started struct {
 	errb   *capBuf
 	outF   *os.File
 	t0     time.Time
+	limit  time.Duration
 	stop   chan struct{}
 	rss    func() int64
 }
@@ -192,7 +193,7 @@ func (r *run) start(t testing.TB) *started {
 		cmd.Env = append(cmd.Env, "TMPDIR="+r.tmpDir)
 	}
 	cmd.Stdin = r.stdin
-	s := &started{r: r, cmd: cmd, cancel: cancel, ctx: ctx, errb: &capBuf{max: 1 << 20}, out: &capBuf{max: keepOut}}
+	s := &started{r: r, cmd: cmd, cancel: cancel, ctx: ctx, limit: to, errb: &capBuf{max: 1 << 20}, out: &capBuf{max: keepOut}}
 	if r.stdout != "" {
 		f, err := os.Create(r.stdout)
 		if err != nil {
@@ -223,7 +224,14 @@ func (s *started) finish(t testing.TB) *result {
 	// Wait reaps it, and its status has no VmHWM line any more).
 	waitErr := make(chan error, 1)
 	go func() { waitErr <- s.cmd.Wait() }()
-	err := <-waitErr
+	var err error
+	select {
+	case err = <-waitErr:
+	case <-time.After(s.limit + s.cmd.WaitDelay + time.Minute):
+		// Wait waits for exec's stdin copier, which a Read of a test's
+		// own feed can block for ever: fail rather than hang the package.
+		t.Fatalf("%s: Wait has not returned %v after the time limit (a stdin feed left open?)", cmdline(s.r), s.cmd.WaitDelay+time.Minute)
+	}
 	close(s.stop)
 	res := &result{cmdline: cmdline(s.r), elapsed: time.Since(s.t0)}
 	res.timedOut = s.ctx.Err() == context.DeadlineExceeded
