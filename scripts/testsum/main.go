@@ -137,12 +137,31 @@ func (s *summary) endPackage(e *event) {
 		s.failPkgs = append(s.failPkgs, e.Package)
 	}
 	delete(s.outputs, k)
+	var unfinished []key
 	for rk := range s.running {
 		if rk.pkg == e.Package {
+			unfinished = append(unfinished, rk)
 			delete(s.running, rk)
 		}
 	}
+	// A package that died (a timeout's panic, a crash) leaves tests that
+	// never ended: their output holds the reason, so show its end.
+	sort.Slice(unfinished, func(i, j int) bool { return unfinished[i].test < unfinished[j].test })
+	for _, rk := range unfinished {
+		if rk.test == "" {
+			continue
+		}
+		out := s.outputs[rk]
+		if len(out) > unfinishedLines {
+			out = append([]string{fmt.Sprintf("    [... %d earlier lines]\n", len(out)-unfinishedLines)}, out[len(out)-unfinishedLines:]...)
+		}
+		fmt.Fprintf(s.out, "--- UNFINISHED: %s %s\n%s", e.Package, rk.test, strings.Join(out, ""))
+		delete(s.outputs, rk)
+	}
 }
+
+// unfinishedLines is how much of an unfinished test's output is shown.
+const unfinishedLines = 150
 
 // skipReason is the message t.Skip gave: the last output line that is not
 // the "--- SKIP" line itself, without its file:line prefix.
