@@ -22,7 +22,9 @@ func Main() {
 	if len(os.Args) > 1 && os.Args[1] == "create" {
 		limitCreateMemory()
 	}
+	stop := cliutil.StartProfiles()
 	rc := Run(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
 	cliutil.ReportStoreStats("zimdump", os.Stderr)
 	os.Exit(rc)
 }

@@ -66,13 +66,23 @@ func (e *ExitError) Error() string { return e.Msg }
 func Run(app *cli.App) {
 	Prepare(app)
 	os.Args = append(os.Args[:1], ReorderArgs(app, os.Args[1:])...)
-	stopProfile := startProfile()
-	stopHeap := startHeapProfile()
+	stop := StartProfiles()
 	err := app.Run(os.Args)
-	stopHeap()
-	stopProfile()
+	stop()
 	ReportStoreStats(app.Name, os.Stderr)
 	os.Exit(Report(app.Name, err, os.Stderr))
+}
+
+// StartProfiles starts the profiles the environment asks for
+// (ARCPORT_CPUPROFILE, ARCPORT_MEMPROFILE); the returned function ends them.
+// Run calls it; zimdump, which does not go through Run, too.
+func StartProfiles() func() {
+	stopProfile := startProfile()
+	stopHeap := startHeapProfile()
+	return func() {
+		stopHeap()
+		stopProfile()
+	}
 }
 
 // startProfile writes a CPU profile to the file named by
