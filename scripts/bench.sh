@@ -407,8 +407,15 @@ bench_pyref() {
   local ow="$B/waczpack index $in > /dev/null" pw="$py/warcio index -f $fields $in > /dev/null"
   local oc="$B/waczpack create -q -o $R/pyref-ours.wacz $in" pc="$py/wacz create -d -o $R/pyref-py.wacz $in > /dev/null"
   local ok="$B/waczpack check -q $in" pk="$py/warcio check $in" pz="zcat $in > /dev/null"
+  # floors: the copy of the WARC into the WACZ alone (cp, same file
+  # system), and the two SHA-1s of a digest check alone (OpenSSL, SHA-NI,
+  # one per core, over the inflated bytes read from the page cache)
+  local raw="${in%.gz}"
+  [ -s "$raw" ] || { zcat "$in" > "$raw.tmp" && mv "$raw.tmp" "$raw"; }
+  local pcp="cp $in $R/pyref-copy.warc.gz" psha="openssl dgst -sha1 $raw > /dev/null & openssl dgst -sha1 $raw > /dev/null; wait"
   bench_set py-index "$oi" cdxj-indexer "$pi" py-windex "$ow" warcio-index "$pw" \
-    py-create "$oc" py-wacz "$pc" py-check "$ok" warcio-check "$pk" py-zcat "$pz"
+    py-create "$oc" py-wacz "$pc" py-cp "$pcp" py-check "$ok" warcio-check "$pk" py-zcat "$pz" py-sha1 "$psha"
+  rm -f "$R/pyref-copy.warc.gz"
   local input="WARC.gz $(mib "$(stat -c %s "$in")") MiB, $WARC_RECORDS rec" same=yes valid=ok pages
   cmp -s <("$B/waczpack" index --cdxj-indexer "$in") <($py/cdxj-indexer -p "$in") || same=no
   "$B/waczpack" validate "$R/pyref-py.wacz" >"$R/validate-py.txt" 2>&1 || valid="refused: $(head -1 "$R/validate-py.txt") (py-wacz writes no pages.jsonl when it keeps no page)"
@@ -419,10 +426,14 @@ bench_pyref() {
     "warcio $($py/warcio --version 2>&1 | tail -1) index -f $fields: JSON lines of header fields, one per record (not CDXJ); runs shared with the row above"
   add_row "waczpack create vs wacz create -d" "$input" py-create "$oc" py-wacz "$pc" 0.1 yes \
     "py-wacz $($py/python -c 'import importlib.metadata as m; print(m.version("wacz"))') with page detection; waczpack validate on its WACZ: $valid; pages: $pages"
+  add_row "waczpack create vs cp (the copy alone)" "$input" py-create "$oc" py-cp "$pcp" - yes \
+    "the floor of create: cp copies the $(mib "$(stat -c %s "$in")") MiB a WACZ must hold (copy_file_range, in the kernel) and does nothing else; 0.1x py-wacz is $(awk -v p="$(median "$R/py-wacz.t" 1)" 'BEGIN{printf "%.2f", p/10}') s, cp alone $(median "$R/py-cp.t" 1) s; runs shared with the rows above"
   add_row "waczpack check vs warcio check" "$input" py-check "$ok" warcio-check "$pk" 0.1 yes \
     "warcio check recomputes the WARC block and payload digests, as waczpack check (which also checks the structure); runs shared with the rows above; both inflate every byte and hash most of them twice (block, then payload): see the next row for the inflate alone"
   add_row "waczpack check vs zcat > /dev/null" "$input" py-check "$ok" py-zcat "$pz" - yes \
     "the floor of a digest check: zcat (zlib, one core) inflates $(mib "$(zcat "$in" | wc -c)") MiB and does nothing else; waczpack check inflates them too (klauspost/compress, the file cut at gzip members over the cores) and takes two SHA-1s (block and payload digests) of most; runs shared with the rows above"
+  add_row "waczpack check vs 2 SHA-1s alone, 2 cores" "$input" py-check "$ok" py-sha1 "$psha" - yes \
+    "the floor of the hashing in a digest check: openssl dgst -sha1 (SHA-NI) twice over the $(mib "$(stat -c %s "$raw")") MiB inflated, one per core, nothing inflated; 0.1x warcio check is $(awk -v p="$(median "$R/warcio-check.t" 1)" 'BEGIN{printf "%.2f", p/10}') s, the two hashes alone $(median "$R/py-sha1.t" 1) s, before any inflating; runs shared with the rows above"
   if [ -x $zpy/warc2zim ]; then
     local oz="$B/zimdump create -q -o $R/pyref-ours.zim $zin" pz="rm -f $R/pyref-w2z.zim; $zpy/warc2zim --name bench --output $R --zim-file pyref-w2z.zim $zin > /dev/null"
     bench_pair py-zim "$oz" warc2zim "$pz"
