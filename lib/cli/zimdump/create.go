@@ -398,15 +398,7 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 	}
 	defer zw.Abort()
 
-	rw := &mirror.Rewriter{TargetFunc: func(doc string, l *links.Link) string {
-		v, live := s.target(doc, l)
-		if live {
-			st.live++
-		}
-		return v
-	}}
 	var mainTitle, mainLang string
-	var tmp bytes.Buffer
 	head := make([]byte, 256<<10)
 	var ix *pageIndex
 	if !c.noIndex {
@@ -426,64 +418,39 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 		order[i] = i
 	}
 	sort.Slice(order, func(a, b int) bool { return s.caps[order[a]].path < s.caps[order[b]].path })
-	for _, i := range order {
-		cp := &s.caps[i]
-		body, err := s.open(cp)
-		if err != nil {
-			return st, err
+	// the pages are prepared (title, links, index documents) on all CPUs,
+	// and added here in path order
+	pp := s.preparePages(order, mainIdx, ix)
+	defer pp.close()
+	for j := range pp.jobs {
+		<-j.done
+		cp := &s.caps[j.i]
+		if j.err != nil {
+			return st, j.err
 		}
-		ex := links.ForType(cp.mime, s.docURL(cp))
+		if j.hasWarning {
+			warn("%s", j.warning)
+		}
+		st.live += j.live
 		isHTML := isHTMLType(cp.mime)
-		var r io.Reader = body
-		title := ""
 		if isHTML {
-			n, _ := io.ReadFull(body, head[:min(int64(len(head)), cp.size)])
-			title, _ = wacz.ExtractHTML(head[:n], false)
-			if i == mainIdx {
-				mainTitle, mainLang = title, htmlLang(head[:n])
-			}
-			if _, err := body.Seek(0, io.SeekStart); err != nil {
-				return st, err
+			if j.i == mainIdx {
+				mainTitle, mainLang = j.title, j.lang
 			}
 			st.pages++
 		}
-		if ex != nil && (isHTML || cp.mime == "text/css") {
-			// rewritten into memory (pages are small; a page over the
-			// cluster size is spooled by the writer anyway)
-			scan, err := s.open(cp)
-			if err != nil {
-				body.Close()
+		var r io.Reader
+		var body sectionCloser
+		if j.buf != nil {
+			r = j.buf
+		} else {
+			if body, err = s.open(cp); err != nil {
 				return st, err
 			}
-			base, _ := url.Parse(s.docURL(cp))
-			tmp.Reset()
-			_, err = rw.RewriteFrom(&tmp, body, cp.path, func(f links.Func) error { return ex(bufio.NewReader(scan), base, f) })
-			scan.Close()
-			var xe *mirror.ExtractError
-			if errors.As(err, &xe) {
-				warn("%s: %v", s.where(cp), xe.Err)
-				err = nil
-			}
-			if err != nil {
-				body.Close()
-				return st, fmt.Errorf("%s: %v", s.where(cp), err)
-			}
-			if isHTML {
-				fixEmptyLinks(&tmp)
-			}
-			r = &tmp
+			r = body
 		}
 		if ix != nil && isHTML {
-			if r != &tmp {
-				tmp.Reset()
-				if _, err := tmp.ReadFrom(r); err != nil {
-					body.Close()
-					return st, fmt.Errorf("%s: %v", s.where(cp), err)
-				}
-				r = &tmp
-			}
-			// the page as stored, before AddEntry reads tmp
-			if err := ix.add(cp.path, title, cp.mime, tmp.Bytes()); err != nil {
+			if err := ix.addDocs(j.full, j.titleDoc); err != nil {
 				body.Close()
 				return st, fmt.Errorf("%s: index: %v", s.where(cp), err)
 			}
@@ -491,8 +458,9 @@ func createZIM(c *createArgs, warn func(string, ...any)) (createStats, error) {
 				raiseCreateMemoryLimit()
 			}
 		}
-		err = zw.AddEntry(cp.path, title, cp.mime, r, isHTML)
+		err = zw.AddEntry(cp.path, j.title, cp.mime, r, isHTML)
 		body.Close()
+		pp.release(j)
 		if err != nil {
 			return st, fmt.Errorf("%s: %v", s.where(cp), err)
 		}
@@ -587,24 +555,34 @@ func newPageIndex(lang string) (*pageIndex, error) {
 	return p, nil
 }
 
-// add indexes a front article (an HTML page) as xapian.Indexer's AddItem
-// does, with libzim's two titles: the full-text document carries the
-// item's own title (empty when the page has none), the title index the
-// entry's title, which is the path when the page has none (libzim's
-// Dirent::getTitle).
-func (p *pageIndex) add(path, title, mime string, content []byte) error {
+// docs builds the documents of a front article (an HTML page) as
+// xapian.Indexer's AddItem does, with libzim's two titles: the full-text
+// document (nil when the page gives none) carries the item's own title
+// (empty when the page has none), the title document the entry's title,
+// which is the path when the page has none (libzim's Dirent::getTitle).
+// It is safe for concurrent use with a stem function of each caller's
+// own (xapian.CachedStemmer is not).
+func (p *pageIndex) docs(path, title, mime string, content []byte, stem func(string) string) (full, titleDoc *xapian.Document) {
 	if strings.HasPrefix(mime, "text/html") {
-		if d, ok := xapian.LibzimFullText(path, title, string(content), p.stem, p.stop); ok {
-			if _, err := p.full.Add(d); err != nil {
-				return err
-			}
-			p.nFull++
+		if d, ok := xapian.LibzimFullText(path, title, string(content), stem, p.stop); ok {
+			full = d
 		}
 	}
 	if title == "" {
 		title = path
 	}
-	if _, err := p.title.Add(xapian.LibzimTitle(path, title, "", p.stem)); err != nil {
+	return full, xapian.LibzimTitle(path, title, "", stem)
+}
+
+// addDocs adds the documents docs built, in path order.
+func (p *pageIndex) addDocs(full, titleDoc *xapian.Document) error {
+	if full != nil {
+		if _, err := p.full.Add(full); err != nil {
+			return err
+		}
+		p.nFull++
+	}
+	if _, err := p.title.Add(titleDoc); err != nil {
 		return err
 	}
 	p.nTitle++
