@@ -58,6 +58,7 @@ type pageWorker struct {
 	ix      *pageIndex // nil: no indexes
 	stem    func(string) string
 	head    []byte
+	src     []byte // the capture, read at once
 	mainIdx int
 	p       *pagePipeline
 }
@@ -150,35 +151,74 @@ func (p *pagePipeline) buffer() *bytes.Buffer {
 	return new(bytes.Buffer)
 }
 
+// wholeMax is the largest capture a worker reads into memory at once
+// (one read instead of one for every link); larger ones are streamed.
+const wholeMax = 4 << 20
+
 // prepare does for j what createZIM did page by page: the title, the
 // links rewritten (into memory: pages are small; a page over the cluster
 // size is spooled by the writer anyway), the index documents.
 func (w *pageWorker) prepare(j *pageJob) {
 	s, cp := w.s, j.cp
-	body, err := s.open(cp)
+	f, err := s.open(cp)
 	if err != nil {
 		j.err = err
 		return
 	}
-	defer body.Close()
+	defer f.Close()
+	// the body, and a second reader of it for the link extractor
+	var body, scan io.Reader
+	var data []byte // the whole body, when read at once
+	if cp.size <= wholeMax {
+		if int64(cap(w.src)) < cp.size {
+			w.src = make([]byte, cp.size)
+		}
+		n, err := io.ReadFull(f, w.src[:cp.size])
+		switch err {
+		case nil, io.EOF, io.ErrUnexpectedEOF:
+			data = w.src[:n]
+		default:
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				j.err = err
+				return
+			}
+		}
+	}
 	ex := links.ForType(cp.mime, s.docURL(cp))
 	isHTML := isHTMLType(cp.mime)
 	if isHTML {
-		n, _ := io.ReadFull(body, w.head[:min(int64(len(w.head)), cp.size)])
-		j.title, _ = wacz.ExtractHTML(w.head[:n], false)
-		if j.i == w.mainIdx {
-			j.lang = htmlLang(w.head[:n])
+		var head []byte
+		if data != nil {
+			head = data[:min(len(data), len(w.head))]
+		} else {
+			n, _ := io.ReadFull(f, w.head[:min(int64(len(w.head)), cp.size)])
+			head = w.head[:n]
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				j.err = err
+				return
+			}
 		}
-		if _, err := body.Seek(0, io.SeekStart); err != nil {
-			j.err = err
-			return
+		j.title, _ = wacz.ExtractHTML(head, false)
+		if j.i == w.mainIdx {
+			j.lang = htmlLang(head)
 		}
 	}
+	if data != nil {
+		body = bytes.NewReader(data)
+	} else {
+		body = f
+	}
 	if ex != nil && (isHTML || cp.mime == "text/css") {
-		scan, err := s.open(cp)
-		if err != nil {
-			j.err = err
-			return
+		if data != nil {
+			scan = bytes.NewReader(data)
+		} else {
+			sf, err := s.open(cp)
+			if err != nil {
+				j.err = err
+				return
+			}
+			defer sf.Close()
+			scan = sf
 		}
 		base, _ := url.Parse(s.docURL(cp))
 		j.buf = w.p.buffer()
@@ -190,7 +230,6 @@ func (w *pageWorker) prepare(j *pageJob) {
 			return v
 		}}
 		_, err = rw.RewriteFrom(j.buf, body, cp.path, func(f links.Func) error { return ex(bufio.NewReader(scan), base, f) })
-		scan.Close()
 		var xe *mirror.ExtractError
 		if errors.As(err, &xe) {
 			j.warning, j.hasWarning = fmt.Sprintf("%s: %v", s.where(cp), xe.Err), true

@@ -14,7 +14,11 @@ import (
 // recompose. Go's lowercasing is Unicode's full default mapping without
 // ICU's final-sigma context rule.
 func RemoveAccents(s string) string {
-	d := norm.NFD.String(strings.ToLower(s))
+	l := strings.ToLower(s)
+	if isASCII(l) {
+		return l // nothing to decompose, no mark
+	}
+	d := norm.NFD.String(l)
 	var b strings.Builder
 	b.Grow(len(d))
 	for _, r := range d {
@@ -23,4 +27,13 @@ func RemoveAccents(s string) string {
 		}
 	}
 	return norm.NFC.String(b.String())
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

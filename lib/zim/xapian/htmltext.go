@@ -176,11 +176,20 @@ func ParseHTML(body string) HTMLText {
 
 const htmlWhitespace = " \t\n\r"
 
+func isHTMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 func (p *htmlParser) processText(text string) {
 	if text == "" || p.inScriptTag || p.inStyleTag {
 		return
 	}
-	b := strings.IndexFunc(text, func(r rune) bool { return !strings.ContainsRune(htmlWhitespace, r) })
+	// htmlWhitespace is ASCII: bytes, not runes, are compared
+	b := 0
+	for b < len(text) && isHTMLSpace(text[b]) {
+		b++
+	}
+	if b == len(text) {
+		b = -1
+	}
 	if b != 0 { // also when the text is all whitespace (npos)
 		p.pendingSpace = true
 	}
@@ -188,17 +197,19 @@ func (p *htmlParser) processText(text string) {
 		if p.pendingSpace && len(p.dump) > 0 {
 			p.dump = append(p.dump, ' ')
 		}
-		e := strings.IndexAny(text[b:], htmlWhitespace)
-		p.pendingSpace = e >= 0
-		if e < 0 {
+		e := b
+		for e < len(text) && !isHTMLSpace(text[e]) {
+			e++
+		}
+		p.pendingSpace = e < len(text)
+		if e == len(text) {
 			p.dump = append(p.dump, text[b:]...)
 			return
 		}
-		e += b
 		p.dump = append(p.dump, text[b:e]...)
 		nb := -1
 		for i := e + 1; i < len(text); i++ {
-			if !strings.ContainsRune(htmlWhitespace, rune(text[i])) {
+			if !isHTMLSpace(text[i]) {
 				nb = i
 				break
 			}

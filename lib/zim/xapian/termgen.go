@@ -130,8 +130,36 @@ func (g *TermGenerator) index(text string, wdfInc uint32, prefix string, withPos
 // modifier or other letter.
 func shouldStem(term string) bool {
 	r, _ := decodeXapian(term)
+	if uint32(r) < classRunes {
+		return runeClass[r]&classStem != 0
+	}
 	return unicode.In(r, unicode.Ll, unicode.Lt, unicode.Lm, unicode.Lo)
 }
+
+// runeClass caches the classes of the first 256 code points (most text
+// is in them), from the same unicode tables.
+const classRunes = 256
+
+const (
+	classWord  = 1 << iota // isWordchar
+	classDigit             // isDigit
+	classStem              // shouldStem's letters
+)
+
+var runeClass = func() (t [classRunes]uint8) {
+	for r := range rune(classRunes) {
+		if unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.Pc) {
+			t[r] |= classWord
+		}
+		if unicode.Is(unicode.Nd, r) {
+			t[r] |= classDigit
+		}
+		if unicode.In(r, unicode.Ll, unicode.Lt, unicode.Lm, unicode.Lo) {
+			t[r] |= classStem
+		}
+	}
+	return t
+}()
 
 // decodeXapian decodes one character as Xapian's Utf8Iterator does:
 // invalid, overlong and truncated sequences give their first byte as an
@@ -163,12 +191,24 @@ func decodeXapian(s string) (rune, int) {
 
 // isWordchar is Xapian::Unicode::is_wordchar.
 func isWordchar(r rune) bool {
+	if uint32(r) < classRunes {
+		return runeClass[r]&classWord != 0
+	}
 	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.Pc)
 }
 
 func toLower(r rune) rune { return unicode.ToLower(r) }
 
 func checkWordchar(r rune) rune {
+	if uint32(r) < 0x80 {
+		if runeClass[r]&classWord == 0 {
+			return 0
+		}
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		return r
+	}
 	if isWordchar(r) {
 		return toLower(r)
 	}
@@ -201,7 +241,12 @@ func checkInfixDigit(r rune) rune {
 	return 0
 }
 
-func isDigit(r rune) bool { return unicode.Is(unicode.Nd, r) }
+func isDigit(r rune) bool {
+	if uint32(r) < classRunes {
+		return runeClass[r]&classDigit != 0
+	}
+	return unicode.Is(unicode.Nd, r)
+}
 
 func checkSuffix(r rune) rune {
 	if r == '+' || r == '#' {
@@ -242,7 +287,7 @@ func isUnbrokenScript(r rune) bool {
 // position).
 func parseTerms(text string, cjk bool, emit func(term string, unigram bool)) {
 	// runes of text as Xapian iterates them; end is len(rs)
-	var rs []rune
+	rs := make([]rune, 0, len(text))
 	for i := 0; i < len(text); {
 		r, n := decodeXapian(text[i:])
 		rs = append(rs, r)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -201,4 +202,29 @@ func TestTermGeneratorCJK(t *testing.T) {
 	compareTermGen(t, texts, func(g *TermGenerator) {
 		g.CJKNgram, g.Stemmer, g.Strategy = true, StemEnglish, StemSome
 	}, []string{"STEM_SOME", "STOP_NONE", "english"})
+}
+
+// TestRuneClassTable: the table of the first code points gives what the
+// unicode tables give (the classes of Xapian's is_wordchar, digits, and
+// the letters that are stemmed).
+func TestRuneClassTable(t *testing.T) {
+	for r := rune(-1); r < 0x300; r++ {
+		word := unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.Pc)
+		if isWordchar(r) != word || isDigit(r) != unicode.Is(unicode.Nd, r) {
+			t.Fatalf("U+%04X: isWordchar %v isDigit %v", r, isWordchar(r), isDigit(r))
+		}
+		want := rune(0)
+		if word {
+			want = unicode.ToLower(r)
+		}
+		if got := checkWordchar(r); got != want {
+			t.Fatalf("checkWordchar(U+%04X) = %U, want %U", r, got, want)
+		}
+		if r >= 0 {
+			s := string(appendUTF8(nil, r))
+			if shouldStem(s) != unicode.In(r, unicode.Ll, unicode.Lt, unicode.Lm, unicode.Lo) {
+				t.Fatalf("shouldStem(U+%04X)", r)
+			}
+		}
+	}
 }
