@@ -745,12 +745,17 @@ func (s *site) lookupURL(u string) (string, bool) {
 // target is the value a link becomes in the ZIM, and whether it leads to
 // the live web.
 func (s *site) target(doc string, l *links.Link) (string, bool) {
+	return s.targetVia(doc, l, s.lookupURL)
+}
+
+// targetVia is target with lookupURL given (a worker's cached one).
+func (s *site) targetVia(doc string, l *links.Link, lookupURL func(string) (string, bool)) (string, bool) {
 	if l.Kind == links.Base {
 		// the document's own URL: relative links resolve as with no
 		// <base> at all (an empty href would be an "empty link")
 		return zimRel(doc, doc), false
 	}
-	if p, ok := s.lookupURL(l.URL); ok {
+	if p, ok := lookupURL(l.URL); ok {
 		if keepLinkValue(doc, p, l.Value) {
 			// already a link to the entry: left as it is written
 			return l.Value, false

@@ -59,6 +59,7 @@ type pageWorker struct {
 	stem    func(string) string
 	head    []byte
 	src     []byte // the capture, read at once
+	looked  map[string]lookedURL
 	mainIdx int
 	p       *pagePipeline
 }
@@ -223,7 +224,7 @@ func (w *pageWorker) prepare(j *pageJob) {
 		base, _ := url.Parse(s.docURL(cp))
 		j.buf = w.p.buffer()
 		rw := mirror.Rewriter{TargetFunc: func(doc string, l *links.Link) string {
-			v, live := s.target(doc, l)
+			v, live := s.targetVia(doc, l, w.lookupURL)
 			if live {
 				j.live++
 			}
@@ -254,6 +255,27 @@ func (w *pageWorker) prepare(j *pageJob) {
 		// the page as stored
 		j.full, j.titleDoc = w.ix.docs(cp.path, j.title, cp.mime, j.buf.Bytes(), w.stem)
 	}
+}
+
+// lookedURL is an answer of site.lookupURL.
+type lookedURL struct {
+	path string
+	ok   bool
+}
+
+// lookupURL is site.lookupURL with a memo of the worker's own (pages
+// link to the same URLs; the site does not change while pages are
+// prepared), of up to 1<<16 URLs.
+func (w *pageWorker) lookupURL(u string) (string, bool) {
+	if r, ok := w.looked[u]; ok {
+		return r.path, r.ok
+	}
+	p, ok := w.s.lookupURL(u)
+	if w.looked == nil || len(w.looked) >= 1<<16 {
+		w.looked = make(map[string]lookedURL)
+	}
+	w.looked[u] = lookedURL{p, ok}
+	return p, ok
 }
 
 // byteBudget is a counting semaphore of bytes; a single request larger
