@@ -519,10 +519,17 @@ func (w *parWorker) decode(m *parMember) {
 		return
 	}
 	w.gzOn = false
-	w.sec = countingSection{ra: w.win, off: m.start, end: m.end}
 	pi := &w.pi
-	if err := pi.reset(&w.sec); err != nil {
-		return
+	if raw := w.job.raw; m.start >= raw.base && m.end <= raw.base+int64(len(raw.b)) {
+		// in the job's bytes: decoded there
+		if err := pi.resetBytes(raw.b[m.start-raw.base : m.end-raw.base]); err != nil {
+			return
+		}
+	} else {
+		w.sec = countingSection{ra: w.win, off: m.start, end: m.end}
+		if err := pi.reset(&w.sec); err != nil {
+			return
+		}
 	}
 	var rec *record.Record
 	var hl, cl int64

@@ -94,23 +94,26 @@ func (h *huffman) build(lengths []uint8, nb uint) error {
 			offs[l]++
 		}
 	}
+	// The fast table is indexed by no more bits than the longest code.
+	// It is built as libdeflate builds its tables: once the entries of
+	// the codes up to l bits are in its first 2^l slots, those slots
+	// repeat (a code of l bits or fewer fills every slot whose low bits
+	// are its reversed code), so they are copied once to double the
+	// table before the codes of l+1 bits are put in; slots no code
+	// fills stay 0.
+	nb = min(nb, uint(max(maxLen, 1)))
 	h.nb = nb
-	size := 1 << nb
-	fast := h.fast[:size]
-	if left != 0 || maxLen > int(nb) {
-		// slots no short code fills must read 0
-		clear(fast)
-	}
-	code := 0
-	idx := 0
+	fast := h.fast[:1<<nb]
+	fast[0], fast[1] = 0, 0
+	code, idx, size := 0, 0, 2
 	for l := 1; l <= int(nb); l++ {
+		if l > 1 {
+			copy(fast[size:2*size], fast[:size])
+			size *= 2
+		}
 		for i := 0; i < int(h.count[l]); i++ {
-			s := h.symbol[idx]
+			fast[bits.Reverse16(uint16(code))>>(16-l)] = h.symbol[idx]<<5 | uint16(l)
 			idx++
-			e := s<<5 | uint16(l)
-			for j := int(bits.Reverse16(uint16(code)) >> (16 - l)); j < size; j += 1 << l {
-				fast[j] = e
-			}
 			code++
 		}
 		code <<= 1
@@ -158,6 +161,21 @@ func (z *prefixInflater) reset(src io.Reader) error {
 	}
 	z.srcEOF = false
 	z.read = 0
+	return z.header()
+}
+
+// resetBytes starts a member held in b (the member and what follows it, as
+// far as reset's src would give): decoded where it lies, not copied.
+func (z *prefixInflater) resetBytes(b []byte) error {
+	z.src = nil
+	z.in = b
+	z.srcEOF = true
+	z.read = int64(len(b))
+	return z.header()
+}
+
+// header parses the gzip header, the decoder's state cleared.
+func (z *prefixInflater) header() error {
 	z.bits, z.nbits = 0, 0
 	z.out = z.out[:0]
 	z.final, z.inBlock, z.ended, z.trailer = false, false, false, false
@@ -341,6 +359,12 @@ func (z *prefixInflater) fill(n int) error {
 			z.stored -= k
 			continue
 		}
+		if len(z.in) >= 8 {
+			if err := z.huffFast(n); err != nil {
+				return err
+			}
+			continue
+		}
 		// literals straight from the fast table while the input lasts
 		if z.nbits < 32 && len(z.in) >= 8 {
 			k := (63 - z.nbits) >> 3
@@ -406,6 +430,128 @@ func (z *prefixInflater) fill(n int) error {
 	return nil
 }
 
+// decodeLong decodes a symbol the fast table does not hold (a code longer
+// than its bits) from the low bits of bitv, of which nbits >= 15 are
+// valid, as decode's canonical loop does; it returns 0 bits when no code
+// matches (the data is corrupt).
+func (h *huffman) decodeLong(bitv uint64, nbits uint) (int, uint) {
+	code, first, index := 0, 0, 0
+	for l := uint(1); l < 16; l++ {
+		code |= int(bitv>>(l-1)) & 1
+		count := int(h.count[l])
+		if code-count < first {
+			return int(h.symbol[index+(code-first)]), l
+		}
+		index += count
+		first += count
+		first <<= 1
+		code <<= 1
+	}
+	return 0, 0
+}
+
+// huffFast decodes symbols of the current Huffman block, as fill's loop
+// does one by one, while at least 8 input bytes are left: one refill of
+// the bit buffer then holds every bit a symbol needs (a length code, its
+// extra bits, a distance code and its extra bits: 48 bits at most), so the
+// loop works on local copies of the state and checks no input. It returns
+// once n bytes are out, at the block's end, or when fewer than 8 input
+// bytes are left, with the state stored back.
+func (z *prefixInflater) huffFast(n int) error {
+	bitv, nbits, in, out := z.bits, z.nbits, z.in, z.out
+	lfast, lmask := &z.lit.fast, uint64(1)<<z.lit.nb-1
+	dfast, dmask := &z.dist.fast, uint64(1)<<z.dist.nb-1
+	var err error
+	for len(out) < n && len(in) >= 8 {
+		if nbits < 48 {
+			bitv, nbits, in = refill64(bitv, nbits, in)
+		}
+		var sym int
+		if e := lfast[bitv&lmask]; e != 0 {
+			l := uint(e & 31)
+			bitv >>= l
+			nbits -= l
+			sym = int(e >> 5)
+		} else if s, l := z.lit.decodeLong(bitv, nbits); l > 0 {
+			// a code longer than the table's
+			bitv >>= l
+			nbits -= l
+			sym = s
+		} else {
+			err = errInflate
+			break
+		}
+		if sym < 256 {
+			out = append(out, byte(sym))
+			continue
+		}
+		if sym == 256 {
+			z.inBlock = false
+			break
+		}
+		sym -= 257
+		if sym >= 29 {
+			err = errInflate
+			break
+		}
+		eb := uint(lenExtra[sym])
+		length := int(lenBase[sym]) + int(bitv&(1<<eb-1))
+		bitv >>= eb
+		nbits -= eb
+		var ds int
+		if e := dfast[bitv&dmask]; e != 0 {
+			l := uint(e & 31)
+			bitv >>= l
+			nbits -= l
+			ds = int(e >> 5)
+		} else if s, l := z.dist.decodeLong(bitv, nbits); l > 0 {
+			bitv >>= l
+			nbits -= l
+			ds = s
+		} else {
+			err = errInflate
+			break
+		}
+		if ds >= 30 {
+			err = errInflate
+			break
+		}
+		d := int(distBase[ds])
+		if eb = uint(distExtra[ds]); nbits >= eb {
+			d += int(bitv & (1<<eb - 1))
+			bitv >>= eb
+			nbits -= eb
+		} else {
+			// not reached (48 bits cover a symbol), kept careful
+			z.bits, z.nbits, z.in = bitv, nbits, in
+			var e uint32
+			e, err = z.take(eb)
+			bitv, nbits, in = z.bits, z.nbits, z.in
+			if err != nil {
+				break
+			}
+			d += int(e)
+		}
+		if d > len(out) {
+			err = errInflate
+			break
+		}
+		from := len(out) - d
+		if d >= length {
+			out = append(out, out[from:from+length]...)
+			continue
+		}
+		// overlapping: the copied bytes repeat with period d
+		at, end := len(out), len(out)+length
+		out = append(out, make([]byte, length)...)
+		for at < end {
+			at += copy(out[at:end], out[from:at])
+		}
+	}
+	z.bits, z.nbits, z.in, z.out = bitv, nbits, in, out
+	return err
+}
+
 func (z *prefixInflater) startBlock() error {
 	h, err := z.take(3)
 	if err != nil {
@@ -444,9 +590,38 @@ func (z *prefixInflater) startBlock() error {
 	return errInflate
 }
 
+// refill64 tops the bit buffer up from in, which must hold 8 bytes or
+// more: it then holds 56 bits at least.
+func refill64(bitv uint64, nbits uint, in []byte) (uint64, uint, []byte) {
+	k := (63 - nbits) >> 3
+	bitv |= binary.LittleEndian.Uint64(in) << nbits
+	bitv &= 1<<(nbits+k*8) - 1
+	return bitv, nbits + k*8, in[k:]
+}
+
+// takeLocal takes n bits (n <= 32) from a local copy of the bit buffer,
+// refilled 8 bytes at a time, or the careful way (take) when fewer are
+// left.
+func (z *prefixInflater) takeLocal(bitv uint64, nbits uint, in []byte, n uint) (uint32, uint64, uint, []byte, error) {
+	if nbits < n && len(in) >= 8 {
+		bitv, nbits, in = refill64(bitv, nbits, in)
+	}
+	if nbits >= n {
+		return uint32(bitv & (1<<n - 1)), bitv >> n, nbits - n, in, nil
+	}
+	z.bits, z.nbits, z.in = bitv, nbits, in
+	v, err := z.take(n)
+	return v, z.bits, z.nbits, z.in, err
+}
+
+// dynamic reads a dynamic block's code lengths and builds its codes. It
+// works on local copies of the bit buffer, refilled 8 bytes at a time;
+// where fewer are left it reads the careful way (take, decode).
 func (z *prefixInflater) dynamic() error {
-	v, err := z.take(14)
-	if err != nil {
+	bitv, nbits, in := z.bits, z.nbits, z.in
+	var err error
+	var v uint32
+	if v, bitv, nbits, in, err = z.takeLocal(bitv, nbits, in, 14); err != nil {
 		return err
 	}
 	nlen, ndist, ncode := int(v&31)+257, int(v>>5&31)+1, int(v>>10)+4
@@ -455,8 +630,8 @@ func (z *prefixInflater) dynamic() error {
 	}
 	var cl [19]uint8
 	for i := 0; i < ncode; i++ {
-		b, err := z.take(3)
-		if err != nil {
+		var b uint32
+		if b, bitv, nbits, in, err = z.takeLocal(bitv, nbits, in, 3); err != nil {
 			return err
 		}
 		cl[clOrder[i]] = uint8(b)
@@ -465,42 +640,54 @@ func (z *prefixInflater) dynamic() error {
 	if err := clh.build(cl[:], clBits); err != nil {
 		return err
 	}
+	clmask := uint64(1)<<clh.nb - 1
 	var lengths [320]uint8
 	for i := 0; i < nlen+ndist; {
-		sym, err := z.decode(&clh)
-		if err != nil {
-			return err
+		if nbits < 14 && len(in) >= 8 {
+			bitv, nbits, in = refill64(bitv, nbits, in)
+		}
+		var sym int
+		if e := clh.fast[bitv&clmask]; e != 0 && uint(e&31) <= nbits {
+			l := uint(e & 31)
+			bitv >>= l
+			nbits -= l
+			sym = int(e >> 5)
+		} else {
+			z.bits, z.nbits, z.in = bitv, nbits, in
+			sym, err = z.decode(&clh)
+			bitv, nbits, in = z.bits, z.nbits, z.in
+			if err != nil {
+				return err
+			}
 		}
 		if sym < 16 {
 			lengths[i] = uint8(sym)
 			i++
 			continue
 		}
-		var rep int
 		var val uint8
+		rep, eb := 3, uint(2)
 		switch sym {
 		case 16:
 			if i == 0 {
 				return errInflate
 			}
 			val = lengths[i-1]
-			b, err := z.take(2)
-			if err != nil {
-				return err
-			}
-			rep = 3 + int(b)
 		case 17:
-			b, err := z.take(3)
-			if err != nil {
-				return err
-			}
-			rep = 3 + int(b)
+			eb = 3
 		default:
-			b, err := z.take(7)
-			if err != nil {
+			rep, eb = 11, 7
+		}
+		if nbits >= eb {
+			rep += int(bitv & (1<<eb - 1))
+			bitv >>= eb
+			nbits -= eb
+		} else {
+			var b uint32
+			if b, bitv, nbits, in, err = z.takeLocal(bitv, nbits, in, eb); err != nil {
 				return err
 			}
-			rep = 11 + int(b)
+			rep += int(b)
 		}
 		if i+rep > nlen+ndist {
 			return errInflate
@@ -510,6 +697,7 @@ func (z *prefixInflater) dynamic() error {
 			i++
 		}
 	}
+	z.bits, z.nbits, z.in = bitv, nbits, in
 	if lengths[256] == 0 {
 		return errInflate
 	}
