@@ -124,6 +124,11 @@ const parJobsHeld = 8
 // of a long member from the file.
 const parJobRaw = 4 << 20
 
+// parJobBuf is the capacity of a job's buffer: its bytes (parJobBytes, and
+// the last member past them) and what was read past them, looking for that
+// member's end (nextHeader's slices), so that it seldom grows.
+const parJobBuf = parJobBytes + 3<<19 + 64<<10
+
 // jobBytes reads the file, from b when b has the bytes.
 type jobBytes struct {
 	ra   io.ReaderAt
@@ -254,6 +259,11 @@ func (p *parInput) split() {
 		p.tokens <- struct{}{}
 	}
 	pos := int64(0)
+	// carry: the bytes the last job read past its end (looking for its
+	// last member's end), which the next job starts with. They stay valid
+	// until it has them: the last job's buffer is not given back before
+	// the job is done with.
+	var carry []byte
 	for pos < p.size {
 		select {
 		case <-p.tokens:
@@ -269,8 +279,9 @@ func (p *parInput) split() {
 		case buf = <-p.free:
 			buf = buf[:0]
 		default:
-			buf = make([]byte, 0, parJobBytes+parJobBytes/4)
+			buf = make([]byte, 0, parJobBuf)
 		}
+		buf = append(buf, carry...)
 		js := &jobScan{ra: p.ra, size: p.size, base: first, b: buf, win: win}
 		for pos < p.size && len(job.cands) < parJobMax && pos-first < parJobBytes {
 			b, err := js.slice(pos, 1)
@@ -291,6 +302,10 @@ func (p *parInput) split() {
 			pos = c
 		}
 		job.raw = jobBytes{ra: p.ra, base: first, b: js.b[:min(int64(len(js.b)), max(pos-first, 0))]}
+		carry = js.b[len(job.raw.b):]
+		if pos-first != int64(len(job.raw.b)) {
+			carry = nil // not all read: the next job reads from its start
+		}
 		select {
 		case p.ordered <- job:
 		case <-p.quit:
