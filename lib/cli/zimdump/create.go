@@ -348,6 +348,7 @@ type site struct {
 	saved        map[string]bool // entry paths
 	byURL        map[string]int  // crawls: URL key -> index in caps
 	firstDoc     int             // first HTML capture, -1 if none
+	copyBuf      []byte          // fromRecords' copy buffer
 }
 
 type createStats struct{ entries, pages, redirects, live int }
@@ -1129,7 +1130,10 @@ func (s *site) fromRecords(rr record.Reader, name string, warn func(string, ...a
 			return err
 		}
 		sn := &sniffWriter{w: s.spool}
-		n, err := io.Copy(sn, compio.CapReader(body, s.spoolMax))
+		if s.copyBuf == nil {
+			s.copyBuf = make([]byte, 32<<10) // io.Copy's size, not one per record
+		}
+		n, err := io.CopyBuffer(sn, compio.CapReader(body, s.spoolMax), s.copyBuf)
 		if err != nil {
 			// a truncated or undecodable body: not worth an entry
 			warn("%s: record at offset %d (%s): %v (skipped)", name, rec.Offset, u, err)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"net/url"
 	"runtime"
@@ -58,8 +59,9 @@ type pageWorker struct {
 	ix      *pageIndex // nil: no indexes
 	stem    func(string) string
 	head    []byte
-	src     []byte // the capture, read at once
-	looked  map[string]lookedURL
+	src     []byte      // the capture, read at once
+	looked  []lookedURL // lookupURL's memo
+	seed    maphash.Seed
 	mainIdx int
 	p       *pagePipeline
 }
@@ -259,22 +261,28 @@ func (w *pageWorker) prepare(j *pageJob) {
 
 // lookedURL is an answer of site.lookupURL.
 type lookedURL struct {
-	path string
-	ok   bool
+	url, path string
+	ok        bool
 }
 
+// lookedSlots is the size of a worker's memo of lookupURL.
+const lookedSlots = 1 << 12
+
 // lookupURL is site.lookupURL with a memo of the worker's own (pages
-// link to the same URLs; the site does not change while pages are
-// prepared), of up to 1<<16 URLs.
+// link to the same URLs again and again; the site does not change while
+// pages are prepared): a slot for each hash of the URL, the last URL
+// wins (no allocation, a fixed size).
 func (w *pageWorker) lookupURL(u string) (string, bool) {
-	if r, ok := w.looked[u]; ok {
-		return r.path, r.ok
+	if w.looked == nil {
+		w.looked = make([]lookedURL, lookedSlots)
+		w.seed = maphash.MakeSeed()
+	}
+	e := &w.looked[maphash.String(w.seed, u)%lookedSlots]
+	if e.url == u && e.url != "" {
+		return e.path, e.ok
 	}
 	p, ok := w.s.lookupURL(u)
-	if w.looked == nil || len(w.looked) >= 1<<16 {
-		w.looked = make(map[string]lookedURL)
-	}
-	w.looked[u] = lookedURL{p, ok}
+	*e = lookedURL{u, p, ok}
 	return p, ok
 }
 

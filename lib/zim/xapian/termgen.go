@@ -1,6 +1,9 @@
 package xapian
 
-import "unicode"
+import (
+	"sync"
+	"unicode"
+)
 
 // The term generator of Xapian 1.4 (xapian-core/queryparser/
 // termgenerator_internal.cc, parse_terms and index_text), which libzim
@@ -282,12 +285,25 @@ func isUnbrokenScript(r rune) bool {
 		(r >= 0xff00 && r <= 0xffef) || (r >= 0x20000 && r <= 0x2a6df) || (r >= 0x2f800 && r <= 0x2fa1f)
 }
 
+// runeBufs are parseTerms' rune buffers (emit gets copies: none is kept).
+var runeBufs = sync.Pool{New: func() any { return new([]rune) }}
+
 // parseTerms is parse_terms: it calls emit for each term of text in
 // order; unigram is false for the bigrams of CJK text (which get no
 // position).
 func parseTerms(text string, cjk bool, emit func(term string, unigram bool)) {
 	// runes of text as Xapian iterates them; end is len(rs)
-	rs := make([]rune, 0, len(text))
+	bp := runeBufs.Get().(*[]rune)
+	rs := (*bp)[:0]
+	if cap(rs) < len(text) {
+		rs = make([]rune, 0, len(text))
+	}
+	defer func() {
+		if cap(rs) <= 1<<20 {
+			*bp = rs[:0]
+			runeBufs.Put(bp)
+		}
+	}()
 	for i := 0; i < len(text); {
 		r, n := decodeXapian(text[i:])
 		rs = append(rs, r)
