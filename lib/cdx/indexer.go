@@ -272,23 +272,58 @@ func (ix *Indexer) step() {
 	}
 }
 
+// The WARC fields info reads, as jsHeaders holds their names (lower
+// case: lowerToken of record.FieldType and so on; TestInfoKeys).
+const (
+	keyType          = "warc-type"
+	keyTargetURI     = "warc-target-uri"
+	keyDate          = "warc-date"
+	keyContentType   = "content-type"
+	keyPayloadDigest = "warc-payload-digest"
+	keyProfile       = "warc-profile"
+	keyContentLength = "content-length"
+)
+
 // info reads what indexing needs from rec, consuming as little of its
 // block as it can.
 func (ix *Indexer) info(rec *record.Record) (*recInfo, error) {
 	ri := &recInfo{rec: rec}
 	h := &ix.hdr
 	h.fromRecordHeader(rec.Header)
-	ri.typ, ri.hasTyp = h.get(record.FieldType)
-	ri.target, ri.hasTarget = h.get(record.FieldTargetURI)
+	// the fields below, as h.get gives them (repeated ones joined), in
+	// one pass
+	var hasProfile bool
+	for i, n := range h.names {
+		var v *string
+		var has *bool
+		switch n {
+		case keyType:
+			v, has = &ri.typ, &ri.hasTyp
+		case keyTargetURI:
+			v, has = &ri.target, &ri.hasTarget
+		case keyDate:
+			v, has = &ri.date, &ri.hasDate
+		case keyContentType:
+			v, has = &ri.ct, &ri.hasCT
+		case keyPayloadDigest:
+			v, has = &ri.digest, &ri.hasDigest
+		case keyProfile:
+			v, has = &ri.profile, &hasProfile
+		case keyContentLength:
+			v, has = &ri.cl, &ri.hasCL
+		default:
+			continue
+		}
+		if *has {
+			*v += ", " + h.values[i]
+		} else {
+			*v, *has = h.values[i], true
+		}
+	}
 	if ri.hasTarget && strings.HasPrefix(ri.target, "<") && strings.HasSuffix(ri.target, ">") {
 		ri.target = ri.target[1 : len(ri.target)-1]
 		ri.hasTarget = ri.target != ""
 	}
-	ri.date, ri.hasDate = h.get(record.FieldDate)
-	ri.ct, ri.hasCT = h.get(record.FieldContentType)
-	ri.digest, ri.hasDigest = h.get(record.FieldPayloadDigest)
-	ri.profile, _ = h.get(record.FieldProfile)
-	ri.cl, ri.hasCL = h.get(record.FieldContentLength)
 	if rec.ARC != nil && rec.Type() == record.ARCFiledesc {
 		ri.typ, ri.hasTyp = string(record.ARCFiledesc), true
 	}

@@ -493,3 +493,17 @@ func TestPlainWithoutSource(t *testing.T) {
 		}
 	}
 }
+
+// TestInfoKeys: info's field names are the lower-case names jsHeaders
+// keeps for the record fields it reads.
+func TestInfoKeys(t *testing.T) {
+	for k, f := range map[string]string{
+		keyType: record.FieldType, keyTargetURI: record.FieldTargetURI, keyDate: record.FieldDate,
+		keyContentType: record.FieldContentType, keyPayloadDigest: record.FieldPayloadDigest,
+		keyProfile: record.FieldProfile, keyContentLength: record.FieldContentLength,
+	} {
+		if l := lowerToken(f); l != k {
+			t.Errorf("%s: key %q, jsHeaders holds %q", f, k, l)
+		}
+	}
+}

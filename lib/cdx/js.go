@@ -24,9 +24,30 @@ func isJSSpace(r rune) bool {
 	return r >= 0x2000 && r <= 0x200A
 }
 
-func jsTrim(s string) string      { return strings.TrimFunc(s, isJSSpace) }
-func jsTrimStart(s string) string { return strings.TrimLeftFunc(s, isJSSpace) }
-func jsTrimEnd(s string) string   { return strings.TrimRightFunc(s, isJSSpace) }
+// plainEnd reports a byte that is no JavaScript space nor part of one: an
+// ASCII byte above ' ' (trimming stops there at once).
+func plainEnd(c byte) bool { return c > ' ' && c < 0x80 }
+
+func jsTrim(s string) string {
+	if len(s) > 0 && plainEnd(s[0]) && plainEnd(s[len(s)-1]) {
+		return s
+	}
+	return strings.TrimFunc(s, isJSSpace)
+}
+
+func jsTrimStart(s string) string {
+	if len(s) > 0 && plainEnd(s[0]) {
+		return s
+	}
+	return strings.TrimLeftFunc(s, isJSSpace)
+}
+
+func jsTrimEnd(s string) string {
+	if len(s) > 0 && plainEnd(s[len(s)-1]) {
+		return s
+	}
+	return strings.TrimRightFunc(s, isJSSpace)
+}
 
 // jsNumber is JavaScript's Number(string).
 func jsNumber(s string) float64 {
@@ -342,14 +363,35 @@ func validHeaderName(s string) bool {
 // a ByteString (no code point above U+00FF) without NUL, CR or LF once
 // leading and trailing HTTP whitespace is removed.
 func headerValueOK(v string) (string, bool) {
-	v = strings.Trim(v, " \t\r\n")
-	for _, c := range v {
-		if c > 0xFF || c == 0 || c == '\r' || c == '\n' {
+	// strings.Trim(v, " \t\r\n"), without building its byte set per call
+	i, j := 0, len(v)
+	for i < j && isHTTPSpace(v[i]) {
+		i++
+	}
+	for j > i && isHTTPSpace(v[j-1]) {
+		j--
+	}
+	v = v[i:j]
+	for k := 0; k < len(v); k++ {
+		c := v[k]
+		if c >= 0x80 {
+			// past ASCII: by code point
+			for _, c := range v[k:] {
+				if c > 0xFF || c == 0 || c == '\r' || c == '\n' {
+					return "", false
+				}
+			}
+			break
+		}
+		if c == 0 || c == '\r' || c == '\n' {
 			return "", false
 		}
 	}
 	return v, true
 }
+
+// isHTTPSpace reports HTTP whitespace as headerValueOK trims it.
+func isHTTPSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // jsHeaders is a WHATWG Headers object as warcio.js fills it: names
 // case-insensitive, values of repeated names joined by ", ".
