@@ -268,10 +268,28 @@ func (z *ZipWriter) AddPrepared(p *PreparedEntry) error {
 }
 
 func (z *ZipWriter) write(p []byte) error {
+	if len(p) >= directWrite {
+		// straight to the file after what is buffered: bufio would copy
+		// it through its buffer whenever that holds a few bytes (an
+		// entry's local header), i.e. nearly always
+		if err := z.bw.Flush(); err != nil {
+			return err
+		}
+		n, err := z.f.Write(p)
+		z.off += int64(n)
+		if err == nil && n < len(p) {
+			err = io.ErrShortWrite
+		}
+		return err
+	}
 	n, err := z.bw.Write(p)
 	z.off += int64(n)
 	return err
 }
+
+// directWrite is the size from which write bypasses the buffer (the raw
+// WARC bytes come in slices of up to a MiB).
+const directWrite = 64 << 10
 
 type zipWriterSink struct{ z *ZipWriter }
 
