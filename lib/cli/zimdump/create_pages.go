@@ -42,6 +42,10 @@ type pageJob struct {
 // large: one at a time when a page alone exceeds it).
 const pageBudget = 32 << 20
 
+// maxPageWorkers bounds the workers of a pagePipeline (the clusters'
+// compression takes about half the CPU time: 8 keep 16 CPUs busy).
+const maxPageWorkers = 8
+
 // pagePipeline prepares the entries of createZIM in order.
 type pagePipeline struct {
 	jobs    chan *pageJob // in path order, for createZIM
@@ -69,7 +73,9 @@ type pageWorker struct {
 // preparePages starts the workers on the captures of order; close stops
 // them (it must be called).
 func (s *site) preparePages(order []int, mainIdx int, ix *pageIndex) *pagePipeline {
-	workers := runtime.GOMAXPROCS(0)
+	// a worker per CPU, at most maxPageWorkers: each has its stemmer
+	// cache (up to 1<<16 words) and buffers
+	workers := min(runtime.GOMAXPROCS(0), maxPageWorkers)
 	p := &pagePipeline{jobs: make(chan *pageJob, 4*workers), stop: make(chan struct{})}
 	p.budget.init(pageBudget)
 	work := make(chan *pageJob, 4*workers)
