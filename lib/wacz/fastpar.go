@@ -124,10 +124,11 @@ const parJobsHeld = 8
 // of a long member from the file.
 const parJobRaw = 4 << 20
 
-// parJobBuf is the capacity of a job's buffer: its bytes (parJobBytes, and
-// the last member past them) and what was read past them, looking for that
-// member's end (nextHeader's slices), so that it seldom grows.
-const parJobBuf = parJobBytes + 3<<19 + 64<<10
+// parJobBuf is the capacity of a job's buffer: the bytes the last job read
+// past its end, its own (parJobBytes, and the last member past them) and
+// what was read past them looking for that member's end, so that it
+// seldom grows.
+const parJobBuf = parJobBytes + 4*scanLook
 
 // jobBytes reads the file, from b when b has the bytes.
 type jobBytes struct {
@@ -346,9 +347,15 @@ func (j *jobScan) slice(off int64, n int) ([]byte, error) {
 		return j.win.slice(off, n)
 	}
 	for want := min(off+int64(n), j.size, j.base+parJobRaw); j.base+int64(len(j.b)) < want; {
-		// read on, 256 KiB at least
+		// read on: at once up to parJobBytes and a little past them (a
+		// job ends at the first member's end past parJobBytes), then
+		// scanLook at a time
 		at := j.base + int64(len(j.b))
-		m := min(max(want-at, 256<<10), j.size-at, j.base+parJobRaw-at)
+		m := max(want-at, scanLook)
+		if end := j.base + parJobBytes + scanLook; at < end {
+			m = max(m, end-at)
+		}
+		m = min(m, j.size-at, j.base+parJobRaw-at)
 		if int64(cap(j.b)-len(j.b)) < m {
 			nb := make([]byte, len(j.b), max(2*cap(j.b), len(j.b)+int(m)))
 			copy(nb, j.b)
@@ -370,6 +377,11 @@ func (j *jobScan) slice(off int64, n int) ([]byte, error) {
 	return b[:min(len(b), n)], nil
 }
 
+// scanLook is how far nextHeader looks at a time: little more than a
+// member (the bytes read past a job's end are copied to the next job's
+// buffer).
+const scanLook = 64 << 10
+
 // gzipMagic is how a gzip member with deflate data starts.
 var gzipMagic = []byte{0x1f, 0x8b, 0x08}
 
@@ -377,7 +389,7 @@ var gzipMagic = []byte{0x1f, 0x8b, 0x08}
 // after pos, or the file's size; ok is false after a read error.
 func (p *parInput) nextHeader(win slicer, pos int64) (int64, bool) {
 	for pos < p.size {
-		b, err := win.slice(pos, 512<<10)
+		b, err := win.slice(pos, scanLook)
 		if len(b) == 0 {
 			return p.size, err == io.EOF // the file shrank: its end
 		}
