@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/arcport/arcport/lib/surt"
 	"github.com/klauspost/compress/gzip"
@@ -60,6 +61,13 @@ func WithClusterPart(part string, first int64) ZipNumOption {
 // gzip.DefaultCompression).
 func WithGzipLevel(level int) ZipNumOption { return func(z *ZipNumWriter) { z.level = level } }
 
+// WithCompressors compresses up to n blocks at once, each on its own
+// goroutine, while the caller adds lines; the blocks are written in order,
+// so the files are the same as with one (the default: blocks compressed
+// by WriteLine itself). Errors writing a block show at a later WriteLine
+// or at Close, which must be called.
+func WithCompressors(n int) ZipNumOption { return func(z *ZipNumWriter) { z.compressors = n } }
+
 // ZipNumWriter writes a ZipNum index from sorted CDXJ lines: the data file
 // (index.cdx.gz) as one gzip member per block of lines, and the summary
 // (index.idx) exactly as cdxj-indexer's CompressedWriter (used by py-wacz)
@@ -87,6 +95,19 @@ type ZipNumWriter struct {
 	comp    bytes.Buffer
 	gz      *gzip.Writer
 	blocks  int
+
+	compressors int
+	queue       []*zipNumBlock // blocks being compressed, in order
+	err         error          // the first error writing a block
+}
+
+// zipNumBlock is a block compressed on its own goroutine.
+type zipNumBlock struct {
+	prefix string
+	lines  []byte
+	member []byte
+	err    error
+	done   chan struct{}
 }
 
 // NewZipNumWriter returns a writer of the data file to data and the summary
@@ -123,8 +144,14 @@ func (z *ZipNumWriter) WriteLine(line []byte) error {
 func (z *ZipNumWriter) Blocks() int { return z.blocks }
 
 func (z *ZipNumWriter) flush() error {
+	if z.err != nil {
+		return z.err
+	}
 	if z.n == 0 {
 		return nil
+	}
+	if z.compressors > 1 {
+		return z.flushAsync()
 	}
 	z.comp.Reset()
 	if z.gz == nil {
@@ -140,22 +167,99 @@ func (z *ZipNumWriter) flush() error {
 	if err := z.gz.Close(); err != nil {
 		return err
 	}
-	member := z.comp.Bytes()
+	if err := z.writeMember(z.prefix, z.comp.Bytes()); err != nil {
+		return err
+	}
+	z.block.Reset()
+	z.n = 0
+	return nil
+}
+
+// flushAsync starts compressing the block on its own goroutine, then
+// writes, in order, the blocks done (and waits for the oldest while too
+// many are under way).
+func (z *ZipNumWriter) flushAsync() error {
+	b := &zipNumBlock{prefix: z.prefix, lines: bytes.Clone(z.block.Bytes()), done: make(chan struct{})}
+	level := z.level
+	go func() {
+		defer close(b.done)
+		gz, err := getZipNumGzip(level)
+		if err != nil {
+			b.err = err
+			return
+		}
+		var out bytes.Buffer
+		out.Grow(len(b.lines) / 4)
+		gz.Reset(&out)
+		gz.Write(b.lines)
+		if b.err = gz.Close(); b.err == nil {
+			b.member = out.Bytes()
+		}
+		gz.Reset(nil)
+		putZipNumGzip(level, gz)
+	}()
+	z.queue = append(z.queue, b)
+	z.block.Reset()
+	z.n = 0
+	return z.drain(z.compressors)
+}
+
+// drain writes the blocks at the head of the queue that are done, waiting
+// for them while more than keep are under way.
+func (z *ZipNumWriter) drain(keep int) error {
+	for len(z.queue) > 0 {
+		b := z.queue[0]
+		if len(z.queue) > keep {
+			<-b.done
+		} else {
+			select {
+			case <-b.done:
+			default:
+				return z.err
+			}
+		}
+		z.queue[0] = nil
+		z.queue = z.queue[1:]
+		if z.err == nil {
+			if z.err = b.err; z.err == nil {
+				z.err = z.writeMember(b.prefix, b.member)
+			}
+		}
+	}
+	return z.err
+}
+
+// zipNumGzips are the compressing goroutines' gzip writers, by level.
+var zipNumGzips sync.Map // level -> *sync.Pool
+
+func getZipNumGzip(level int) (*gzip.Writer, error) {
+	p, _ := zipNumGzips.LoadOrStore(level, &sync.Pool{})
+	if gz, ok := p.(*sync.Pool).Get().(*gzip.Writer); ok {
+		return gz, nil
+	}
+	return gzip.NewWriterLevel(nil, level)
+}
+
+func putZipNumGzip(level int, gz *gzip.Writer) {
+	p, _ := zipNumGzips.Load(level)
+	p.(*sync.Pool).Put(gz)
+}
+
+// writeMember writes a compressed block and its summary line.
+func (z *ZipNumWriter) writeMember(prefix string, member []byte) error {
 	if _, err := z.data.Write(member); err != nil {
 		return err
 	}
 	if z.part != "" {
-		if _, err := fmt.Fprintf(z.idx, "%s\t%s\t%d\t%d\t%d\n", z.prefix, z.part, z.offset, len(member), z.lineNo); err != nil {
+		if _, err := fmt.Fprintf(z.idx, "%s\t%s\t%d\t%d\t%d\n", prefix, z.part, z.offset, len(member), z.lineNo); err != nil {
 			return err
 		}
 		z.lineNo++
 		z.offset += int64(len(member))
-		z.block.Reset()
-		z.n = 0
 		z.blocks++
 		return nil
 	}
-	line := fmt.Sprintf("%s {\"offset\": %d, \"length\": %d", z.prefix, z.offset, len(member))
+	line := fmt.Sprintf("%s {\"offset\": %d, \"length\": %d", prefix, z.offset, len(member))
 	if z.digest {
 		sum := sha256.Sum256(member)
 		line += ", \"digest\": \"sha256:" + hex.EncodeToString(sum[:]) + "\""
@@ -164,8 +268,6 @@ func (z *ZipNumWriter) flush() error {
 		return err
 	}
 	z.offset += int64(len(member))
-	z.block.Reset()
-	z.n = 0
 	z.blocks++
 	return nil
 }
@@ -191,10 +293,15 @@ func (z *ZipNumWriter) Size() int64 { return z.offset }
 // Close writes the last block. It does not close the underlying writers.
 func (z *ZipNumWriter) Close() error {
 	// An empty WACZ index still gets its meta line.
-	if err := z.start(); err != nil {
-		return err
+	err := z.start()
+	if err == nil {
+		err = z.flush()
 	}
-	return z.flush()
+	// the blocks under way, written (or, after an error, waited for)
+	if derr := z.drain(0); err == nil {
+		err = derr
+	}
+	return err
 }
 
 // Block is one summary line of a ZipNum idx.

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -377,4 +378,52 @@ func TestZipNumBlockPastEnd(t *testing.T) {
 	if err := z.ReadBlock(b, func([]byte) error { return nil }); err != nil {
 		t.Errorf("the real block: %v", err)
 	}
+}
+
+// TestZipNumCompressors: blocks compressed on several goroutines give the
+// same data file and summary as blocks compressed one after another, WACZ
+// and cluster layouts, whatever the number of blocks; a write error shows
+// at Close at the latest, and Close waits for the blocks under way.
+func TestZipNumCompressors(t *testing.T) {
+	var lines []string
+	for i := range 5000 {
+		lines = append(lines, fmt.Sprintf("com,example)/page/%d 2020010203%04d {\"url\": \"http://example.com/page/%d\", \"length\": %d}", i*7919%5000, i, i, i*31))
+	}
+	for _, n := range []int{0, 1, 5, 99, 100, 101, 1000, 5000} {
+		for _, layout := range [][]ZipNumOption{nil, {WithClusterPart("part-00", 1), WithBlockDigests(false)}} {
+			opts := append([]ZipNumOption{WithBlockLines(100)}, layout...)
+			d1, i1, _ := buildZipNum(t, lines[:n], opts...)
+			for _, c := range []int{2, 3, 8} {
+				d2, i2, _ := buildZipNum(t, lines[:n], append(opts, WithCompressors(c))...)
+				if !bytes.Equal(d1, d2) || !bytes.Equal(i1, i2) {
+					t.Fatalf("%d lines, cluster %v, %d compressors: data %d/%d bytes, summary %d/%d bytes, not the same", n, layout != nil, c, len(d1), len(d2), len(i1), len(i2))
+				}
+			}
+		}
+	}
+	// a data file that fails after its first block
+	fw := &failAfter{n: 1}
+	z := NewZipNumWriter(fw, io.Discard, WithBlockLines(10), WithCompressors(4))
+	var err error
+	for _, l := range lines[:1000] {
+		if err = z.WriteLine([]byte(l)); err != nil {
+			break
+		}
+	}
+	if cerr := z.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil || fw.writes != 2 {
+		t.Errorf("write error: %v after %d writes, want the error after 2", err, fw.writes)
+	}
+}
+
+type failAfter struct{ n, writes int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	f.writes++
+	if f.writes > f.n {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
 }

@@ -3,6 +3,7 @@ package wacz
 import (
 	"bytes"
 	"io"
+	"runtime"
 
 	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/record"
@@ -81,7 +82,8 @@ func (s *indexSet) writeFrom(zw *ZipWriter, hashAlg string, each func(func([]byt
 	// the summary goes to a spill while the data entry is being written
 	idx := &spill{dir: s.tmpDir}
 	defer idx.Close()
-	zn := cdx.NewZipNumWriter(data, idx)
+	// blocks compressed on the cores while the sorted lines are read
+	zn := cdx.NewZipNumWriter(data, idx, cdx.WithCompressors(runtime.GOMAXPROCS(0)))
 	if err := each(func(line []byte) error { return zn.WriteLine(line) }); err != nil {
 		return nil, err
 	}
