@@ -104,6 +104,8 @@ type Indexer struct {
 
 	br  *bufio.Reader
 	hdr jsHeaders
+	// scratch holds the lines of an HTTP head being read
+	scratch []byte
 
 	prepared func(*record.Record) *Prep
 }
@@ -406,7 +408,8 @@ func (ix *Indexer) blockErr(rec *record.Record, err error) error {
 // followed it, as it does in the file; extra tells how many bytes of that
 // trailer warcio.js then counts in the record.
 func (ix *Indexer) readHead() (hi *httpInfo, chunked bool, extra int64, err error) {
-	line, err := readLineCapped(ix.br, maxHead)
+	// the lines go to ix.scratch: decodeText copies what is kept
+	line, err := appendLineCapped(ix.scratch[:0], ix.br, maxHead)
 	if err != nil && err != io.EOF {
 		return nil, false, 0, err
 	}
@@ -422,13 +425,13 @@ func (ix *Indexer) readHead() (hi *httpInfo, chunked bool, extra int64, err erro
 		// the status line alone.
 		return &httpInfo{statusline: status}, false, extra, nil
 	}
-	var hb []byte
+	hb := line[:0]
+	defer func() { ix.scratch = hb[:0] }()
 	for {
-		l, err := readLineCapped(ix.br, maxHead-len(hb))
+		hb, err = appendLineCapped(hb, ix.br, maxHead-len(hb))
 		if err != nil && err != io.EOF {
 			return nil, false, 0, err
 		}
-		hb = append(hb, l...)
 		if bytes.HasSuffix(hb, []byte("\r\n\r\n")) {
 			break
 		}
@@ -473,22 +476,21 @@ func (ix *Indexer) readHeadTolerant() (*httpInfo, bool, error) {
 	return hi, h.Chunked(), nil
 }
 
-// readLineCapped reads through the next '\n' (included), or max bytes, or
-// to the end of input (then returning io.EOF with what was read).
-func readLineCapped(br *bufio.Reader, max int) ([]byte, error) {
-	var out []byte
+// appendLineCapped appends to dst what it reads of br: through the next
+// '\n' (included), or max bytes, or to the end of input (then returning
+// io.EOF with what was read).
+func appendLineCapped(dst []byte, br *bufio.Reader, max int) ([]byte, error) {
+	start := len(dst)
 	for {
 		frag, err := br.ReadSlice('\n')
-		if len(out)+len(frag) > max {
-			frag = frag[:max-len(out)]
-			out = append(out, frag...)
-			return out, nil
+		if n := len(dst) - start; n+len(frag) > max {
+			return append(dst, frag[:max-n]...), nil
 		}
-		out = append(out, frag...)
+		dst = append(dst, frag...)
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		return out, err
+		return dst, err
 	}
 }
 

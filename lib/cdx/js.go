@@ -495,6 +495,11 @@ func (h *jsHeaders) fromRecordHeader(hdr record.Header) {
 // buf holds the decoded header lines (normally ending in CRLF CRLF).
 func (h *jsHeaders) parseHeaderBlock(buf string) {
 	h.names, h.values = h.names[:0], h.values[:0]
+	if cap(h.names) == 0 {
+		// at most a field a line: room for them at once
+		n := strings.Count(buf, "\n") + 1
+		h.names, h.values = make([]string, 0, n), make([]string, 0, n)
+	}
 	start := 0
 	var name, value string
 	hasValue := false

@@ -98,6 +98,9 @@ type parJob struct {
 	refs   atomic.Int32
 	free   chan []byte
 	tokens chan struct{}
+	// arenas takes the arena back for a later job: nothing reads the
+	// members' out once the indexing goroutine has gone past the job
+	arenas chan []byte
 }
 
 // release drops one hold of the job's raw bytes.
@@ -108,6 +111,12 @@ func (j *parJob) release() {
 	if j.raw.b != nil {
 		select {
 		case j.free <- j.raw.b:
+		default:
+		}
+	}
+	if j.arena != nil {
+		select {
+		case j.arenas <- j.arena[:0]:
 		default:
 		}
 	}
@@ -161,6 +170,7 @@ type parInput struct {
 
 	ordered chan *parJob  // jobs in file order, to the indexing goroutine
 	free    chan []byte   // jobs' raw buffers, for reuse
+	arenas  chan []byte   // jobs' arenas, for reuse
 	tokens  chan struct{} // one per job that may be held (parJobsHeld)
 	jobs    chan *parJob  // jobs to the workers
 	quit    chan struct{}
@@ -236,6 +246,7 @@ func (p *parInput) start() {
 	p.jobs = make(chan *parJob, parAhead)
 	p.quit = make(chan struct{})
 	p.free = make(chan []byte, parJobsHeld)
+	p.arenas = make(chan []byte, parJobsHeld)
 	p.tokens = make(chan struct{}, parJobsHeld)
 	n := runtime.GOMAXPROCS(0)
 	p.wg.Add(1 + n)
@@ -271,7 +282,7 @@ func (p *parInput) split() {
 		case <-p.quit:
 			return
 		}
-		job := &parJob{done: make(chan struct{}), free: p.free, tokens: p.tokens}
+		job := &parJob{done: make(chan struct{}), free: p.free, tokens: p.tokens, arenas: p.arenas}
 		job.refs.Store(1)
 		first := pos
 		// the job's bytes are read once, into its buffer, and scanned there
@@ -426,7 +437,15 @@ func (p *parInput) work() {
 			// the arena sized as the last job's: appending to it member
 			// by member no longer copies it over as it grows
 			if w.arenaHint > 0 {
-				job.arena = make([]byte, 0, w.arenaHint+w.arenaHint/4)
+				var a []byte
+				select {
+				case a = <-p.arenas:
+				default:
+				}
+				if cap(a) < w.arenaHint+w.arenaHint/4 {
+					a = make([]byte, 0, w.arenaHint+w.arenaHint/4)
+				}
+				job.arena = a
 			}
 		cands:
 			for _, c := range job.cands {
