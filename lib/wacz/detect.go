@@ -62,10 +62,11 @@ type Detector struct {
 	done2  []*pageJob // deferred, in record order
 	wg     sync.WaitGroup
 	typ    record.Type
-	headOK bool  // buf holds a complete HTTP head
-	body   int   // where the HTTP body starts in buf (-1: unknown)
-	last   *Page // the page End made for the latest record
-	titled bool  // </title> seen (enough without Full)
+	headOK bool          // buf holds a complete HTTP head
+	head   *httpmsg.Head // the head read from buf (200, HTML) when complete
+	body   int           // where the HTTP body starts in buf (-1: unknown)
+	last   *Page         // the page End made for the latest record
+	titled bool          // </title> seen (enough without Full)
 
 	// Past MemLimit bytes of pages (0: DefaultPageMemory) the pages found
 	// so far go to an external sort in TempDir (see pageSpill), and byURL
@@ -107,6 +108,7 @@ func NewDetector(text, full bool) *Detector {
 func (d *Detector) Begin(rec *record.Record) io.Writer {
 	d.checkMemory()
 	d.active, d.done, d.headOK, d.titled, d.body = false, false, false, false, -1
+	d.head = nil
 	d.isText = false
 	d.buf.Reset()
 	if rec.TargetURI() == "" {
@@ -172,6 +174,10 @@ func (s detectorSink) Write(p []byte) (int, error) {
 				d.done = true
 			} else if h, err := httpmsg.ParseHead(b); err != nil || h.Request || h.StatusCode != 200 || !isHTML(h.MIME()) {
 				d.done = true
+			} else if h.Complete {
+				// pageContent would read the same head from the page
+				// (the same bytes up to its blank line): endPrep keeps it
+				d.head = h
 			}
 		}
 	}
@@ -188,15 +194,21 @@ func (s detectorSink) Write(p []byte) (int, error) {
 // headEnd returns where the HTTP head in b ends (after its blank line), or
 // -1.
 func headEnd(b []byte) int {
-	i := bytes.Index(b, []byte("\r\n\r\n"))
-	j := bytes.Index(b, []byte("\n\n"))
-	switch {
-	case i >= 0 && (j < 0 || i < j):
-		return i + 4
-	case j >= 0:
-		return j + 2
+	// the first of CRLF CRLF and LF LF: in one pass over the line ends
+	// (two bytes.Index read on through the body for the one not there)
+	for p := 0; ; p++ {
+		k := bytes.IndexByte(b[p:], '\n')
+		if k < 0 {
+			return -1
+		}
+		p += k
+		if p+1 < len(b) && b[p+1] == '\n' {
+			return p + 2
+		}
+		if p >= 1 && p+2 < len(b) && b[p-1] == '\r' && b[p+1] == '\r' && b[p+2] == '\n' {
+			return p + 3
+		}
 	}
-	return -1
 }
 
 // hasFold reports whether b contains s (lower case ASCII), ignoring case.
@@ -261,6 +273,10 @@ func (d *Detector) endPrep(rec *record.Record) detectPrep {
 		// input (its size differs between the readers) must not count,
 		// neither frames nor bytes that would make the page Windows-1252.
 		doc = cutAfterTitle(doc, d.body)
+	}
+	if h := d.head; h != nil && rec.Type() == record.Response && h.Len <= int64(len(doc)) {
+		pp.info, pp.ok = pageBody(h, bytes.NewReader(doc[h.Len:]), d.Text)
+		return pp
 	}
 	pp.info, pp.ok = pageContent(rec.Type(), bytes.NewReader(doc), d.Text)
 	return pp
@@ -415,7 +431,6 @@ func (d *Detector) addFrames(page string, frames []string) {
 var headReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
 
 func pageContent(typ record.Type, block io.Reader, text bool) (htmlInfo, bool) {
-	body := block
 	if typ == record.Response {
 		br := headReaders.Get().(*bufio.Reader)
 		br.Reset(block)
@@ -424,7 +439,15 @@ func pageContent(typ record.Type, block io.Reader, text bool) (htmlInfo, bool) {
 		if err != nil || h.Request || h.StatusCode != 200 || !isHTML(h.MIME()) {
 			return htmlInfo{}, false
 		}
-		body = br
+		return pageBody(h, br, text)
+	}
+	return pageBody(nil, block, text)
+}
+
+// pageBody is pageContent past the HTTP head h (nil: no head), read
+// already: body is what follows it.
+func pageBody(h *httpmsg.Head, body io.Reader, text bool) (htmlInfo, bool) {
+	if h != nil {
 		if h.Chunked() {
 			body = httpmsg.NewChunkedReader(body)
 		}
