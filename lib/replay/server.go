@@ -173,12 +173,39 @@ func (a *aclSource) filter(it iterFunc) iterFunc {
 				}
 			}
 			v := acc.Decide(lastRule, c.gets(fTimestamp), t)
-			if v == "" || a.s.strict && v != "allow" {
+			if !a.s.shows(v) {
 				continue
 			}
 			c.set("access", str(v))
 			return c, nil
 		}
+	}
+}
+
+// shows reports whether s lists a capture of access v (Access.Decide):
+// not when it is excluded, nor, in strict mode, when it is not "allow".
+func (s *Server) shows(v string) bool { return v != "" && !(s.strict && v != "allow") }
+
+// pageVisible returns the check of a page of collection coll (its URL,
+// the time-stamp of its capture) against the collection's access rules as
+// s's user sees them: the decision aclSource.filter makes for a capture
+// of the URL at that time.
+func (s *Server) pageVisible(coll string) func(u, ts string) bool {
+	acc := s.accessFor(coll)
+	if acc == nil {
+		return func(string, string) bool { return true }
+	}
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	t := now()
+	return func(u, ts string) bool {
+		var rule *access.Rule
+		if acc.HasRules() {
+			rule = acc.Rule(aclKey(u), s.user)
+		}
+		return s.shows(acc.Decide(rule, ts, t))
 	}
 }
 

@@ -27,8 +27,14 @@ import (
 //	GET /COLL/*/URL            a calendar of URL's captures (pywb's query
 //	GET /COLL/TS*/URL          form): years, months, days; TS picks the
 //	                           year (YYYY) or the day (YYYYMMDD) listed
-//	GET /COLL/pages?q=Q&page=N a WACZ's pages (pages.jsonl), searched in
-//	                           their titles, URLs and text
+//	GET /COLL/pages?q=Q&show=S&page=N
+//	                           a WACZ's pages (pages.jsonl, then the extra
+//	                           pages of extraPages.jsonl, marked; show=seeds
+//	                           or show=extra: one list), searched in their
+//	                           titles, URLs and text
+//
+// Behind access rules (guard.go) the pages, counts and lists show what
+// the user may replay: no excluded capture or page, no blocked one.
 //	GET /COLL/record?url=U&ts=TS[&file=F&offset=O][&raw=1]
 //	                           a capture's index line, digests, WARC and
 //	                           HTTP headers; raw=1 downloads the record as

@@ -3,6 +3,7 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -13,23 +14,24 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/arcport/arcport/lib/replay/access"
 	"github.com/arcport/arcport/lib/wacz"
 )
 
 // --- what the pages show of a collection -----------------------------------
 
 // collInfo is what the pages show of a collection besides its captures:
-// a WACZ's title, description and page count.
+// a WACZ's title, description and whether it has page lists.
 type collInfo struct {
 	title, desc string
-	pages       int64
-	hasPages    bool
+	hasPages    bool // pages/pages.jsonl or pages/extraPages.jsonl
 	hasText     bool
 }
 
-// collStats are a collection's counts, made in the background once (for
-// a folder of index files again when older than countFresh, of WARCs
-// warcFolderFresh).
+// collStats are a collection's counts as one class of users sees them
+// (statsKey), made in the background once (for a folder of index files
+// again when older than countFresh, of WARCs warcFolderFresh; with access
+// rules, whose dates move with the clock, after countFresh too).
 type collStats struct {
 	mu      sync.Mutex
 	running bool
@@ -39,6 +41,8 @@ type collStats struct {
 	n       atomic.Int64
 	info    collInfo
 	infoAt  time.Time
+	pages   int64 // the pages listed (pageCount)
+	pagesAt time.Time
 }
 
 const (
@@ -51,32 +55,60 @@ const (
 // collections does not read all their indexes together).
 var countSlots = make(chan struct{}, 2)
 
-// uiStats holds the counts per collection.
-var uiStats sync.Map // *Collection -> *collStats
+// uiStats holds the counts per collection and class of users.
+var uiStats sync.Map // statsKey -> *collStats
 
-func statsOf(c *Collection) *collStats {
-	v, _ := uiStats.LoadOrStore(c, &collStats{})
+// statsKey names what one class of users sees of a collection: its
+// access rules, the user they see (a guard clone's: every user no rule
+// names is one class) and whether captures that are not "allow" are
+// hidden. Without rules every user sees the same counts.
+type statsKey struct {
+	c      *Collection
+	acc    *access.Access
+	user   access.User
+	strict bool
+}
+
+func statsFor(k statsKey) *collStats {
+	v, _ := uiStats.LoadOrStore(k, &collStats{})
 	return v.(*collStats)
 }
 
-// captureCount returns the collection's capture count, waiting for it
-// until deadline; done is false when the count is not finished (n is then
-// what has been counted so far).
-func (c *Collection) captureCount(deadline time.Time) (n int64, done bool) {
-	st := statsOf(c)
+// statsKey is the key of collection name's counts as s's user sees them.
+func (s *Server) statsKey(name string) statsKey {
+	k := statsKey{c: s.colls[name], acc: s.accessFor(name)}
+	if k.acc != nil {
+		k.strict = s.strict
+		if k.acc.HasRules() {
+			k.user = s.user
+		}
+	}
+	return k
+}
+
+// captureCount returns collection name's capture count as s's user sees
+// it (the excluded captures not counted, nor those s hides), waiting for
+// it until deadline; done is false when the count is not finished (n is
+// then what has been counted so far).
+func (s *Server) captureCount(name string, deadline time.Time) (n int64, done bool) {
+	k := s.statsKey(name)
+	st := statsFor(k)
 	st.mu.Lock()
 	// a folder's files change: counted again; a file is counted once
 	stale := false
-	switch c.Kind {
+	switch k.c.Kind {
 	case "warc-folder":
 		stale = time.Since(st.at) > warcFolderFresh
 	case "index-folder":
 		stale = time.Since(st.at) > countFresh
 	}
+	if k.acc != nil && time.Since(st.at) > countFresh {
+		stale = true
+	}
 	if !st.running && (!st.done || stale) {
 		st.running = true
 		st.wait = make(chan struct{})
-		go c.countAll(st)
+		go s.countAll(name, st)
 	}
 	wait, running, done := st.wait, st.running, st.done
 	st.mu.Unlock()
@@ -92,21 +124,24 @@ func (c *Collection) captureCount(deadline time.Time) (n int64, done bool) {
 }
 
 // countAll counts the collection's captures: every index line that is a
-// capture (not a header or a !meta line).
-func (c *Collection) countAll(st *collStats) {
+// capture (not a header or a !meta line) that the access rules let s's
+// user see (the filter of the CDX API and the URL search).
+func (s *Server) countAll(name string, st *collStats) {
 	countSlots <- struct{}{}
 	defer func() { <-countSlots }()
 	st.mu.Lock()
 	first := !st.done // the first count shows its progress
 	st.mu.Unlock()
 	var n int64
-	eachIndexLine(c.top(), "", "", countMax, func(*cdxObj) bool {
-		n++
-		if first && n%4096 == 0 {
-			st.n.Store(n)
-		}
-		return true
-	})
+	if src, ok := s.source(name); ok {
+		eachIndexLine(src, "", "", countMax, func(*cdxObj) bool {
+			n++
+			if first && n%4096 == 0 {
+				st.n.Store(n)
+			}
+			return true
+		})
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.n.Store(n)
@@ -114,10 +149,10 @@ func (c *Collection) countAll(st *collStats) {
 	close(st.wait)
 }
 
-// info returns the collection's title, description and pages (a WACZ's),
-// read again after countFresh.
+// info returns the collection's title, description and page lists (a
+// WACZ's), read again after countFresh.
 func (c *Collection) info() collInfo {
-	st := statsOf(c)
+	st := statsFor(statsKey{c: c})
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.infoAt.IsZero() && time.Since(st.infoAt) < countFresh {
@@ -128,20 +163,50 @@ func (c *Collection) info() collInfo {
 		if dp, err := c.wacz.r.DataPackage(); err == nil {
 			ci.title, ci.desc = dp.Title, dp.Description
 		}
-		if f := c.wacz.r.File(wacz.PagesPath); f != nil {
+		for _, pf := range pageFiles {
+			if c.wacz.r.File(pf.path) == nil {
+				continue
+			}
 			ci.hasPages = true
-			eachPageLine(c.wacz, func(n int, line []byte) error {
+			eachPageLine(c.wacz, pf.path, func(n int, line []byte) error {
 				if n == 1 && bytes.Contains(line, []byte(`"format"`)) {
-					ci.hasText = bytes.Contains(line, []byte(`"hasText":true`)) || bytes.Contains(line, []byte(`"hasText": true`))
-					return nil
+					ci.hasText = ci.hasText || bytes.Contains(line, []byte(`"hasText":true`)) || bytes.Contains(line, []byte(`"hasText": true`))
 				}
-				ci.pages++
-				return nil
+				return errStopPages
 			})
 		}
 	}
 	st.info, st.infoAt = ci, time.Now()
 	return ci
+}
+
+// errStopPages ends eachPageLine early.
+var errStopPages = errors.New("stop")
+
+// pageCount returns the pages of collection name's WACZ (pages.jsonl and
+// extraPages.jsonl) that /COLL/pages lists to s's user, counted again
+// after countFresh.
+func (s *Server) pageCount(name string) int64 {
+	k := s.statsKey(name)
+	if k.c == nil || k.c.wacz == nil {
+		return 0
+	}
+	st := statsFor(k)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.pagesAt.IsZero() && time.Since(st.pagesAt) < countFresh {
+		return st.pages
+	}
+	var n int64
+	visible := s.pageVisible(name)
+	eachPage(k.c.wacz, func(_ bool, p *wacz.Page) error {
+		if visible(p.URL, pageTS(p.TS)) {
+			n++
+		}
+		return nil
+	})
+	st.pages, st.pagesAt = n, time.Now()
+	return n
 }
 
 // --- index scans -------------------------------------------------------------
@@ -216,10 +281,11 @@ func eachIndexLineAfter(src indexSource, u, matchType, after string, max int64, 
 	return nil
 }
 
-// eachPageLine calls fn with the lines of a WACZ's pages/pages.jsonl,
-// numbered from 1.
-func eachPageLine(w *waczSource, fn func(n int, line []byte) error) error {
-	f := w.r.File(wacz.PagesPath)
+// eachPageLine calls fn with the lines of a WACZ's page list at path
+// (pages/pages.jsonl, pages/extraPages.jsonl), numbered from 1; fn's
+// errStopPages ends it without an error.
+func eachPageLine(w *waczSource, path string, fn func(n int, line []byte) error) error {
+	f := w.r.File(path)
 	if f == nil {
 		return errNotFound
 	}
@@ -238,6 +304,9 @@ func eachPageLine(w *waczSource, fn func(n int, line []byte) error) error {
 			continue
 		}
 		if err := fn(n, line); err != nil {
+			if err == errStopPages {
+				return nil
+			}
 			return err
 		}
 	}
@@ -264,10 +333,13 @@ func (s *Server) uiHome(w http.ResponseWriter, r *http.Request) {
 	all := true
 	for _, n := range s.names {
 		c := s.colls[n]
-		cnt, done := c.captureCount(deadline)
+		cnt, done := s.captureCount(n, deadline)
 		total += cnt
 		ci := c.info()
-		row := homeRow{Name: n, Kind: c.Kind, Source: redactSource(c.Source), Title: ci.title, File: c.FileURL(), Count: fmtCount(cnt), HasPages: ci.hasPages, Pages: fmtCount(ci.pages)}
+		row := homeRow{Name: n, Kind: c.Kind, Source: redactSource(c.Source), Title: ci.title, File: c.FileURL(), Count: fmtCount(cnt), HasPages: ci.hasPages}
+		if ci.hasPages {
+			row.Pages = fmtCount(s.pageCount(n))
+		}
 		if !done {
 			row.Count = "≥ " + row.Count
 			all = false
@@ -364,10 +436,14 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 	deadline := time.Now().Add(time.Second)
 	if c := s.colls[coll]; c != nil {
 		ci := c.info()
-		n, done := c.captureCount(deadline)
+		n, done := s.captureCount(coll, deadline)
 		data.Info.Title, data.Info.Description, data.Info.Kind, data.Info.Source = ci.title, ci.desc, c.Kind, redactSource(c.Source)
-		data.Info.HasPages, data.Info.Pages = ci.hasPages, fmtCount(ci.pages)
-		data.Info.Count, data.Info.CountN, data.Info.PagesN = fmtCount(n), n, ci.pages
+		data.Info.HasPages = ci.hasPages
+		if ci.hasPages {
+			data.Info.PagesN = s.pageCount(coll)
+			data.Info.Pages = fmtCount(data.Info.PagesN)
+		}
+		data.Info.Count, data.Info.CountN = fmtCount(n), n
 		if !done {
 			data.Info.Count = "≥ " + data.Info.Count
 		}
@@ -376,7 +452,7 @@ func (s *Server) uiCollection(w http.ResponseWriter, r *http.Request, coll strin
 		data.Info.Kind = strconv.Itoa(len(s.names)) + " collections"
 		all := true
 		for _, n := range s.names {
-			c, done := s.colls[n].captureCount(deadline)
+			c, done := s.captureCount(n, deadline)
 			total += c
 			all = all && done
 		}

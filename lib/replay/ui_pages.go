@@ -20,28 +20,86 @@ type snippet struct {
 type pageRow struct {
 	Title, URL, When    string
 	ReplayHref, CalHref string
+	Extra               bool // from pages/extraPages.jsonl
 	Snippet             *snippet
+}
+
+// pageFiles are a WACZ's page lists (WACZ 1.1.1): its seeds, and the
+// other pages crawled (same format), listed after them.
+var pageFiles = []struct {
+	path  string
+	extra bool
+}{{wacz.PagesPath, false}, {wacz.ExtraPagesPath, true}}
+
+// eachPage calls fn with the pages of a WACZ's page lists in order, and
+// whether each is an extra page; it reports whether a list's header says
+// its pages have text. A line that is not a page is passed over.
+func eachPage(w *waczSource, fn func(extra bool, p *wacz.Page) error) (hasText bool, err error) {
+	for _, pf := range pageFiles {
+		if w.r.File(pf.path) == nil {
+			continue
+		}
+		err := eachPageLine(w, pf.path, func(n int, line []byte) error {
+			if n == 1 && strings.Contains(string(line), `"format"`) {
+				var h wacz.PagesHeader
+				if json.Unmarshal(line, &h) == nil {
+					hasText = hasText || h.HasText
+				}
+				return nil
+			}
+			var p wacz.Page
+			if err := json.Unmarshal(line, &p); err != nil {
+				return nil
+			}
+			return fn(pf.extra, &p)
+		})
+		if err != nil {
+			return hasText, fmt.Errorf("%s: %w", pf.path, err)
+		}
+	}
+	return hasText, nil
 }
 
 // uiMaxQuery bounds the words searched for in the pages.
 const uiMaxQuery = 1000
 
-// uiPages answers /COLL/pages: the pages of a WACZ's pages/pages.jsonl,
+// pageShows are the values of /COLL/pages?show=: every page, the seeds
+// (pages.jsonl), the extra pages (extraPages.jsonl).
+var pageShows = []struct{ Value, Label string }{{"", "all"}, {"seeds", "seeds"}, {"extra", "extra pages"}}
+
+// pageFilter is a link of the page lists' filter.
+type pageFilter struct {
+	Label, Count, Href string
+	On                 bool
+}
+
+// uiPages answers /COLL/pages: the pages of a WACZ's pages/pages.jsonl
+// and pages/extraPages.jsonl (show=seeds or show=extra: one of them),
 // uiPageSize a page, those whose title, URL or text hold q (any case)
-// when q is given.
+// when q is given. A page whose capture the access rules exclude, or
+// block (as the URL search hides blocked captures from people), is not
+// listed nor counted.
 func (s *Server) uiPages(w http.ResponseWriter, r *http.Request, coll string, q url.Values) {
 	c := s.colls[coll]
 	if c == nil || c.wacz == nil {
 		uiError(w, r, http.StatusNotFound, coll+": not a WACZ, no pages")
 		return
 	}
-	if c.wacz.r.File(wacz.PagesPath) == nil {
+	if c.wacz.r.File(wacz.PagesPath) == nil && c.wacz.r.File(wacz.ExtraPagesPath) == nil {
 		uiError(w, r, http.StatusNotFound, coll+": no pages/pages.jsonl in the WACZ")
 		return
 	}
+	hasExtra := c.wacz.r.File(wacz.ExtraPagesPath) != nil
 	needle := strings.TrimSpace(q.Get("q"))
 	if len(needle) > uiMaxQuery {
 		uiError(w, r, http.StatusBadRequest, fmt.Sprintf("q of %d bytes: at most %d", len(needle), uiMaxQuery))
+		return
+	}
+	show := q.Get("show")
+	switch show {
+	case "", "seeds", "extra":
+	default:
+		uiError(w, r, http.StatusBadRequest, "show="+show+": one of seeds, extra (or none: all)")
 		return
 	}
 	page, ok := pageParam(w, r, q)
@@ -52,20 +110,22 @@ func (s *Server) uiPages(w http.ResponseWriter, r *http.Request, coll string, q 
 	skip := (page - 1) * uiPageSize
 	var rows []pageRow
 	total, matched := 0, 0
-	hasText := false
-	err := eachPageLine(c.wacz, func(n int, line []byte) error {
-		if n == 1 && strings.Contains(string(line), `"format"`) {
-			var h wacz.PagesHeader
-			if json.Unmarshal(line, &h) == nil {
-				hasText = h.HasText
-			}
+	var counts [2]int // pages listed of pages.jsonl, extraPages.jsonl
+	visible := s.pageVisible(coll)
+	hasText, err := eachPage(c.wacz, func(extra bool, p *wacz.Page) error {
+		ts := pageTS(p.TS)
+		if !visible(p.URL, ts) {
 			return nil
 		}
-		var p wacz.Page
-		if err := json.Unmarshal(line, &p); err != nil {
-			return nil // a line that is not a page is passed over
-		}
 		total++
+		if extra {
+			counts[1]++
+		} else {
+			counts[0]++
+		}
+		if show == "seeds" && extra || show == "extra" && !extra {
+			return nil
+		}
 		var sn *snippet
 		if needle != "" {
 			switch {
@@ -82,22 +142,42 @@ func (s *Server) uiPages(w http.ResponseWriter, r *http.Request, coll string, q 
 		if matched <= skip || matched > skip+uiPageSize {
 			return nil
 		}
-		ts := pageTS(p.TS)
-		rows = append(rows, pageRow{Title: p.Title, URL: p.URL, When: fmtTS(ts), ReplayHref: replayHref(coll, ts, p.URL), CalHref: calHref(coll, "", p.URL), Snippet: sn})
+		rows = append(rows, pageRow{Title: p.Title, URL: p.URL, When: fmtTS(ts), ReplayHref: replayHref(coll, ts, p.URL), CalHref: calHref(coll, "", p.URL), Extra: extra, Snippet: sn})
 		return nil
 	})
 	if err != nil {
-		uiError(w, r, http.StatusInternalServerError, coll+": pages/pages.jsonl: "+err.Error())
+		uiError(w, r, http.StatusInternalServerError, coll+": "+err.Error())
 		return
 	}
 	data := struct {
 		uiBase
-		Coll, Q        string
+		Coll, Q, Show  string
 		Total, Matched int
+		Seeds, Extras  int
 		HasText        bool
+		HasExtra       bool
+		Filters        []pageFilter
 		Rows           []pageRow
 		Pager          pager
-	}{uiBase: uiBase{Title: "Pages of " + coll, Crumbs: collCrumbs(coll, crumb{"pages", ""})}, Coll: coll, Q: needle, Total: total, Matched: matched, HasText: hasText, Rows: rows}
+	}{uiBase: uiBase{Title: "Pages of " + coll, Crumbs: collCrumbs(coll, crumb{"pages", ""})}, Coll: coll, Q: needle, Show: show,
+		Total: total, Matched: matched, Seeds: counts[0], Extras: counts[1], HasText: hasText, HasExtra: hasExtra, Rows: rows}
+	if hasExtra {
+		for i, f := range pageShows {
+			v := url.Values{}
+			if needle != "" {
+				v.Set("q", needle)
+			}
+			if f.Value != "" {
+				v.Set("show", f.Value)
+			}
+			href := "/" + coll + "/pages"
+			if len(v) > 0 {
+				href += "?" + v.Encode()
+			}
+			n := []int{total, counts[0], counts[1]}[i]
+			data.Filters = append(data.Filters, pageFilter{Label: f.Label, Count: fmtCount(int64(n)), Href: href, On: f.Value == show})
+		}
+	}
 	data.Pager = makePager("/"+coll+"/pages", q, page, matched > skip+uiPageSize)
 	uiRender(w, r, http.StatusOK, "pages", data)
 }
