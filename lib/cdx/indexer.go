@@ -546,10 +546,11 @@ func (ix *Indexer) emit(ri, req *recInfo) {
 		}
 	}
 	if ri.http != nil && (ri.typ == "response" || ri.typ == "revisit") {
-		parts := strings.Split(ri.http.statusline, " ")
+		// strings.Split(statusline, " ")[1], when there is one
 		st := ""
-		if len(parts) > 1 {
-			st = jsNumberString(jsNumber(parts[1]))
+		if _, rest, ok := strings.Cut(ri.http.statusline, " "); ok {
+			code, _, _ := strings.Cut(rest, " ")
+			st = jsNumberString(jsNumber(code))
 		}
 		if ix.replayRevisits && ri.typ == "revisit" && st == "304" && strings.HasSuffix(ri.profile, "/revisit/server-not-modified") {
 			st = "200"
@@ -559,8 +560,10 @@ func (ix *Indexer) emit(ri, req *recInfo) {
 	if ri.hasDigest && ix.fullDigest {
 		e.Fields = append(e.Fields, Field{Name: FieldDigest, Value: ri.digest})
 	} else if ri.hasDigest {
-		if parts := strings.SplitN(ri.digest, ":", 3); len(parts) >= 2 {
-			e.Fields = append(e.Fields, Field{Name: FieldDigest, Value: parts[1]})
+		// strings.SplitN(digest, ":", 3)[1], when there is one
+		if _, rest, ok := strings.Cut(ri.digest, ":"); ok {
+			v, _, _ := strings.Cut(rest, ":")
+			e.Fields = append(e.Fields, Field{Name: FieldDigest, Value: v})
 		}
 	} else if ri.arcDigest != "" {
 		e.Fields = append(e.Fields, Field{Name: FieldDigest, Value: ri.arcDigest})

@@ -507,3 +507,17 @@ func TestInfoKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestLowerToken: lowerToken is strings.ToLower for header names, the
+// common ones (found through lowerCache or the map) and others.
+func TestLowerToken(t *testing.T) {
+	names := []string{"X-Custom-Thing", "ETAG", "content-type", "A", "Content-Typf", "WARC-TYPE", "x"}
+	for n := range commonLower {
+		names = append(names, n, strings.ToUpper(n))
+	}
+	for _, n := range names {
+		if got := lowerToken(n); got != strings.ToLower(n) {
+			t.Errorf("lowerToken(%q) = %q", n, got)
+		}
+	}
+}

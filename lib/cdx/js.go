@@ -430,10 +430,29 @@ func lowerToken(name string) string {
 	if !upper {
 		return name
 	}
+	if e := &lowerCache[lowerKey(name)]; e.name == name {
+		return e.lower
+	}
 	if l, ok := commonLower[name]; ok {
 		return l
 	}
 	return strings.ToLower(name)
+}
+
+// lowerCache holds most of commonLower where a cheap hash of the name
+// (lowerKey) finds them, ahead of the map.
+var lowerCache = func() (c [256]struct{ name, lower string }) {
+	for n, l := range commonLower {
+		if e := &c[lowerKey(n)]; e.name == "" {
+			e.name, e.lower = n, l
+		}
+	}
+	return c
+}()
+
+// lowerKey hashes a non-empty name for lowerCache.
+func lowerKey(s string) uint8 {
+	return uint8(len(s)*17) ^ s[0]*3 ^ s[len(s)-1]*5 ^ s[len(s)/2]
 }
 
 // commonLower maps the WARC and HTTP header names seen in nearly every
