@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/arcport/arcport/lib/cdx"
 	"github.com/arcport/arcport/lib/httpmsg"
@@ -92,6 +93,13 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		rq.ts = ts
 	}
+	h.lookup(w, r, rq, src, timegate, true)
+}
+
+// lookup answers rq with the capture of src closest to its time-stamp;
+// when there is none and unescaped, with its URL as a link put it
+// (unescapeLinked) when that finds a capture.
+func (h *replayHandler) lookup(w http.ResponseWriter, r *http.Request, rq replayRequest, src indexSource, timegate, unescaped bool) {
 	closest := rq.ts
 	if closest == "" {
 		closest = "now"
@@ -122,6 +130,7 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	it = fuzzyIter(it, q, run)
 	srKey := "" // pywb's sr-urlkey: the key of the first self-redirect met
+	found := false
 	for {
 		c, err := it()
 		if err != nil {
@@ -132,6 +141,7 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if c == nil {
 			break
 		}
+		found = true
 		coll := h.s.colls[c.gets("source-coll")]
 		if coll == nil {
 			continue
@@ -181,7 +191,70 @@ func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if alt := unescapeLinked(rq.url); unescaped && !found && alt != rq.url && hasCapture(src, alt, closest, h.s.Now) {
+		// a link's URL as html/template or a browser escaped it ("(" as
+		// %28, a quote, a space, non-ASCII): to the URL as captured,
+		// at the same time-stamp
+		if loc := linkEscape(alt); loc != rq.url {
+			redirectTo(w, r, rq, rq.ts, loc)
+			return
+		}
+		// the browser would ask for the same URL again: answered here
+		rq.url = alt
+		h.lookup(w, r, rq, src, timegate, false)
+		return
+	}
 	notFound(w, r, rq, src, "No Captures found for: "+rq.url)
+}
+
+// hasCapture reports whether src has a capture of u (exactly) that the
+// access rules let the request see.
+func hasCapture(src indexSource, u, closest string, now func() time.Time) bool {
+	q := &query{params: map[string]string{"url": u, "closest": closest, "sort": "closest", "limit": "1", "matchType": "exact"}, now: now, done: new([]func())}
+	defer func() {
+		for _, f := range *q.done {
+			f()
+		}
+	}()
+	if q.checkLimits() != nil {
+		return false
+	}
+	it, err := runQuery(src, q)
+	if err != nil {
+		return false
+	}
+	for {
+		c, err := it()
+		if c == nil || err != nil {
+			return false
+		}
+		if !c.idx && !c.info {
+			return true
+		}
+	}
+}
+
+// linkEscape is u as a redirect sends it: with %XX escapes for the bytes
+// unescapeLinked decodes that a browser would escape anyway (controls,
+// space, quotes, <, >, \, ^, `, {, |, }, non-ASCII; ' in the query), so
+// that the URL the browser asks for is the Location's. Only (, ) and a
+// path's ' are left as they are: the bytes html/template escapes and a
+// browser does not.
+func linkEscape(u string) string {
+	var b strings.Builder
+	query := false
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if c == '?' {
+			query = true
+		}
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 || query && c == '\'' {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // redirectTo answers 307 to /COLL/TSid_/URL, Link: <URL>; rel="original".
