@@ -387,14 +387,17 @@ func TestUIExtraPages(t *testing.T) {
 	if a := uiGet(t, base, "/gx/pages?show=none", "*/*"); a.code != 400 || a.body != "show=none: one of seeds, extra (or none: all)\n" {
 		t.Errorf("show=none: %d %q", a.code, a.body)
 	}
-	// each row's link replays its page
-	pg := uiGet(t, base, "/gx/pages?show=extra")
-	m := regexp.MustCompile(`<td class="title-cell"><a href="([^"]*)"`).FindStringSubmatch(pg.body)
-	if m == nil {
-		t.Fatal("no row link")
+	// each row's link replays its page (the hostile URL's too, its
+	// quotes, parentheses and brackets escaped by html/template)
+	pg := uiGet(t, base, "/gx/pages")
+	links := regexp.MustCompile(`<td class="title-cell"><a href="([^"]*)"`).FindAllStringSubmatch(pg.body, -1)
+	if len(links) != len(seeds)+len(extra)-1 {
+		t.Fatalf("%d row links", len(links))
 	}
-	href := strings.ReplaceAll(m[1], "&amp;", "&")
-	if r := uiGet(t, base, href); r.code != 200 || !strings.Contains(r.body, "<iframe") {
-		t.Errorf("%s: %d", href, r.code)
+	for _, m := range links {
+		href := html.UnescapeString(m[1])
+		if f := follow(t, base, href, true); f.code != 200 || !strings.Contains(f.body, "<iframe") || len(f.hops) > 2 {
+			t.Errorf("%s: %d after %q", href, f.code, f.hops)
+		}
 	}
 }

@@ -73,6 +73,31 @@ func TestUIScreenshots(t *testing.T) {
 		}
 		checkScreenshot(t, png, p.height)
 	}
+	// a WACZ 1.1.1 with extra pages (py-wacz's): the seeds and the extra
+	// pages, marked, with the filter
+	t.Run("extra-pages", func(t *testing.T) {
+		p, _, _ := pyWACZExtra(t)
+		c, err := Open(t.Context(), "garden", p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		s, err := NewServer(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := newUITestServer(t, s)
+		png := filepath.Join(out, "serve-pages-extra.png")
+		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+			"--no-first-run", "--disable-extensions", "--user-data-dir="+t.TempDir(),
+			"--window-size=1280,700", "--screenshot="+png, base+"/garden/pages")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("pages-extra: %v\n%s", err, b)
+		}
+		checkScreenshot(t, png, 700)
+	})
 	t.Logf("screenshots in %s", out)
 }
 
