@@ -273,8 +273,9 @@ func (p *parInput) split() {
 	pos := int64(0)
 	// carry: the bytes the last job read past its end (looking for its
 	// last member's end), which the next job starts with. They stay valid
-	// until it has them: the last job's buffer is not given back before
-	// the job is done with.
+	// until it has them: only this goroutine writes into job buffers, and
+	// it copies them first (append moves them down when the next job's
+	// buffer is the last job's own, given back already).
 	var carry []byte
 	for pos < p.size {
 		select {
