@@ -82,8 +82,9 @@ func (s *indexSet) writeFrom(zw *ZipWriter, hashAlg string, each func(func([]byt
 	// the summary goes to a spill while the data entry is being written
 	idx := &spill{dir: s.tmpDir}
 	defer idx.Close()
-	// blocks compressed on the cores while the sorted lines are read
-	zn := cdx.NewZipNumWriter(data, idx, cdx.WithCompressors(runtime.GOMAXPROCS(0)))
+	// blocks compressed on the cores while the sorted lines are read (a
+	// few at once: each holds its ~300 KB of lines until written)
+	zn := cdx.NewZipNumWriter(data, idx, cdx.WithCompressors(min(runtime.GOMAXPROCS(0), 4)))
 	if err := each(func(line []byte) error { return zn.WriteLine(line) }); err != nil {
 		return nil, err
 	}
