@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -28,6 +27,8 @@ type zipNumSource struct {
 	mu     sync.Mutex
 	remote map[string]*store.File
 	store  *store.Store
+	// blocks is the cache of inflated blocks (zipNumBlocks)
+	blocks *blockCache
 }
 
 // newZipNumSource opens a summary and its .loc (locPath, or the summary's
@@ -45,7 +46,7 @@ func newZipNumSource(st *store.Store, summary, locPath string) (*zipNumSource, e
 			locPath = summary + ".loc"
 		}
 	}
-	z := &zipNumSource{summary: summary, maxBlocks: 10, loc: map[string][]string{}, remote: map[string]*store.File{}, store: st}
+	z := &zipNumSource{summary: summary, maxBlocks: 10, loc: map[string][]string{}, remote: map[string]*store.File{}, store: st, blocks: zipNumBlocks}
 	var b []byte
 	var err error
 	join := filepath.Join
@@ -409,29 +410,23 @@ func (z *zipNumSource) readBlocks(path string, offset int64, ranges []int64) ([]
 	if closer != nil {
 		defer closer.Close()
 	}
+	if len(ranges) == 1 {
+		return z.blocks.get(blockKey{f, path, offset, ranges[0]}, func() ([]string, error) {
+			return inflateBlock(f, offset, ranges[0])
+		})
+	}
 	var out []string
 	off := offset
 	for _, n := range ranges {
-		gz, err := gzip.NewReader(io.NewSectionReader(f, off, n))
+		o := off
+		ls, err := z.blocks.get(blockKey{f, path, o, n}, func() ([]string, error) {
+			return inflateBlock(f, o, n)
+		})
 		off += n
 		if err != nil {
 			return nil, err
 		}
-		gz.Multistream(false)
-		b, err := io.ReadAll(io.LimitReader(gz, 64<<20))
-		if err != nil && err != io.ErrUnexpectedEOF {
-			return nil, err
-		}
-		s := string(b)
-		for s != "" {
-			i := strings.IndexByte(s, '\n')
-			if i < 0 {
-				out = append(out, s)
-				break
-			}
-			out = append(out, s[:i+1])
-			s = s[i+1:]
-		}
+		out = append(out, ls...)
 	}
 	return out, nil
 }
