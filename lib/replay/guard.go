@@ -15,32 +15,52 @@ import (
 // SetAuth puts every route but /healthz (and a CORS preflight of a WACZ
 // file) behind the credentials of a (401 with WWW-Authenticate without
 // them).
-func (s *Server) SetAuth(a *access.Auth) { s.guardState().auth = a }
+func (s *Server) SetAuth(a *access.Auth) {
+	s.guardState().update(func(r *guardRules) { r.auth = a })
+}
 
 // SetAccess applies access rules to collection coll ("" for every
 // collection).
 func (s *Server) SetAccess(coll string, a *access.Access) error {
-	g := s.guardState()
-	if coll == "" {
-		for _, n := range s.names {
-			g.access[n] = a
+	if coll != "" {
+		if _, ok := s.colls[coll]; !ok {
+			return fmt.Errorf("access rules for %q: no such collection", coll)
 		}
-		return nil
 	}
-	if _, ok := s.colls[coll]; !ok {
-		return fmt.Errorf("access rules for %q: no such collection", coll)
-	}
-	g.access[coll] = a
+	s.guardState().update(func(r *guardRules) {
+		if coll == "" {
+			for _, n := range s.names {
+				r.access[n] = a
+			}
+			return
+		}
+		r.access[coll] = a
+	})
 	return nil
 }
 
 func (s *Server) guardState() *guard {
 	s.guardOnce.Do(func() {
 		if s.guard == nil {
-			s.guard = &guard{access: map[string]*access.Access{}, clones: map[cloneKey]*Server{}, metrics: newMetrics()}
+			s.guard = &guard{metrics: newMetrics()}
+			s.guard.rules.Store(&guardRules{access: map[string]*access.Access{}, clones: map[cloneKey]*Server{}})
+			s.guard.nextCheck.Store(time.Now().Add(recheckEvery).UnixNano())
 		}
 	})
 	return s.guard
+}
+
+// update replaces the rules in force with a copy f changed.
+func (g *guard) update(f func(r *guardRules)) {
+	g.reloadMu.Lock()
+	defer g.reloadMu.Unlock()
+	old := g.rules.Load()
+	r := &guardRules{auth: old.auth, access: map[string]*access.Access{}, clones: map[cloneKey]*Server{}}
+	for k, v := range old.access {
+		r.access[k] = v
+	}
+	f(r)
+	g.rules.Store(r)
 }
 
 // cloneKey names the clone of a server for a user class and mode.
@@ -50,13 +70,13 @@ type cloneKey struct {
 }
 
 // clone returns the server whose routes see user (and drop what is not
-// "allow", when strict): made once per user the rules name, per mode
-// (other users see the rules as any unnamed user does).
-func (s *Server) clone(user access.User, strict bool) *Server {
+// "allow", when strict) under rules: made once per user the rules name,
+// per mode (other users see the rules as any unnamed user does).
+func (s *Server) clone(rules *guardRules, user access.User, strict bool) *Server {
 	g := s.guard
 	if user.Set {
 		named := false
-		for _, a := range g.access {
+		for _, a := range rules.access {
 			if a.Names(user.Name) {
 				named = true
 				break
@@ -68,9 +88,9 @@ func (s *Server) clone(user access.User, strict bool) *Server {
 		}
 	}
 	k := cloneKey{user, strict}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if c := g.clones[k]; c != nil {
+	rules.mu.Lock()
+	defer rules.mu.Unlock()
+	if c := rules.clones[k]; c != nil {
 		return c
 	}
 	var colls []*Collection
@@ -82,9 +102,9 @@ func (s *Server) clone(user access.User, strict bool) *Server {
 		// the same collections made s
 		panic(err)
 	}
-	c.Log, c.Now, c.guard, c.user, c.strict = s.Log, s.Now, g, user, strict
+	c.Log, c.Now, c.guard, c.user, c.strict, c.rules = s.Log, s.Now, g, user, strict, rules
 	c.ACLUserHeader = s.ACLUserHeader
-	g.clones[k] = c
+	rules.clones[k] = c
 	return c
 }
 
@@ -110,11 +130,13 @@ func (s *Server) serveGuarded(w http.ResponseWriter, r *http.Request) {
 		s.serveRoutes(rw, r)
 		return
 	}
+	s.reloadRules(g)
+	rules := g.rules.Load()
 	user := access.User{}
-	if g.auth != nil && !(r.Method == http.MethodOptions && route == "file") {
-		name, ok := g.auth.Check(r)
+	if rules.auth != nil && !(r.Method == http.MethodOptions && route == "file") {
+		name, ok := rules.auth.Check(r)
 		if !ok {
-			challenge(rw, g.auth)
+			challenge(rw, rules.auth)
 			return
 		}
 		user = access.User{Set: true, Name: name}
@@ -124,7 +146,7 @@ func (s *Server) serveGuarded(w http.ResponseWriter, r *http.Request) {
 		g.metrics.serve(rw, r)
 		return
 	}
-	if len(g.access) == 0 {
+	if len(rules.access) == 0 {
 		s.serveRoutes(rw, r)
 		return
 	}
@@ -135,7 +157,7 @@ func (s *Server) serveGuarded(w http.ResponseWriter, r *http.Request) {
 	}
 	if route == "file" {
 		// a WACZ file holds every capture: not served past access rules
-		if coll, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/"); s.accessFor(coll) != nil {
+		if coll, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/"); rules.access[coll] != nil {
 			jsonError(rw, http.StatusForbidden, "Forbidden: the collection has access rules")
 			return
 		}
@@ -143,12 +165,12 @@ func (s *Server) serveGuarded(w http.ResponseWriter, r *http.Request) {
 	if route == "replay" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		if coll, ts, u, ok := parseReplayForm(r.RequestURI); ok {
 			if _, known := s.colls[coll]; known || coll == "all" {
-				c := s.clone(user, false)
+				c := s.clone(rules, user, false)
 				if blocked := c.blocked(r, coll, ts, u); blocked != "" {
 					jsonError(rw, http.StatusUnavailableForLegalReasons, "Access Blocked to "+u)
 					return
 				}
-				s.clone(user, true).serveRoutes(rw, r)
+				s.clone(rules, user, true).serveRoutes(rw, r)
 				return
 			}
 		}
@@ -156,7 +178,7 @@ func (s *Server) serveGuarded(w http.ResponseWriter, r *http.Request) {
 	// the CDX API and the TimeMaps list blocked captures (marked
 	// "access": "block", as pywb lists them); every other page (the web
 	// pages, a capture's record) never sees them
-	s.clone(user, route != "cdx" && route != "timemap").serveRoutes(rw, r)
+	s.clone(rules, user, route != "cdx" && route != "timemap").serveRoutes(rw, r)
 }
 
 // blocked is pywb's ResourceHandler check: the access of the first

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/arcport/arcport/lib/replay/access"
@@ -56,14 +57,30 @@ type Server struct {
 	// dropped (replay) rather than marked (the CDX API).
 	user   access.User
 	strict bool
+	// rules are the rules a clone applies (nil: the guard's)
+	rules *guardRules
 }
 
 // guard is the state a server and its clones share.
 type guard struct {
-	auth    *access.Auth
-	access  map[string]*access.Access
+	// rules are the credentials and access rules in force, replaced
+	// whole when their files change (reload.go): a request sees the
+	// rules of its start
+	rules   atomic.Pointer[guardRules]
 	metrics *metrics
 	logMu   sync.Mutex
+
+	// reloadMu serializes the replacements of rules; nextCheck is when
+	// their files are looked at again (unix nanoseconds)
+	reloadMu  sync.Mutex
+	nextCheck atomic.Int64
+}
+
+// guardRules is one version of the credentials and access rules, with
+// the clones of the server that apply them.
+type guardRules struct {
+	auth   *access.Auth
+	access map[string]*access.Access
 
 	mu     sync.Mutex
 	clones map[cloneKey]*Server
@@ -120,10 +137,14 @@ func (s *Server) source(name string) (indexSource, bool) {
 
 // accessFor returns the access rules of a collection, if it has any.
 func (s *Server) accessFor(name string) *access.Access {
-	if s.guard == nil {
-		return nil
+	r := s.rules
+	if r == nil {
+		if s.guard == nil {
+			return nil
+		}
+		r = s.guard.rules.Load()
 	}
-	return s.guard.access[name]
+	return r.access[name]
 }
 
 // aclSource is a source behind its collections' access rules:

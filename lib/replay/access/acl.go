@@ -383,6 +383,8 @@ type Access struct {
 	rules   *ruleSet
 	Default string
 	Embargo *Embargo
+	// w is the files the rules were read from (Reload)
+	w *watch
 }
 
 // ACL returns the Access of the .aclj files and folders of paths, with
@@ -396,11 +398,12 @@ func ACL(def string, embargo *Embargo, paths ...string) (*Access, error) {
 	}
 	a := &Access{Default: def, Embargo: embargo}
 	if len(paths) > 0 {
+		w := newWatch(paths, true)
 		r, err := loadACL(paths)
 		if err != nil {
 			return nil, err
 		}
-		a.rules = r
+		a.rules, a.w = r, w
 	}
 	return a, nil
 }

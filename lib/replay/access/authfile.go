@@ -32,6 +32,8 @@ import (
 type Auth struct {
 	basic  []authEntry
 	bearer []authEntry
+	// w is the file LoadAuth read (Reload)
+	w *watch
 }
 
 type authEntry struct {
@@ -84,8 +86,19 @@ func ParseAuth(r io.Reader) (*Auth, error) {
 	return a, nil
 }
 
-// LoadAuth reads the auth file at path.
+// LoadAuth reads the auth file at path (Reload reads it again when it
+// changes).
 func LoadAuth(path string) (*Auth, error) {
+	w := newWatch([]string{path}, false)
+	a, err := loadAuth(path)
+	if err != nil {
+		return nil, err
+	}
+	a.w = w
+	return a, nil
+}
+
+func loadAuth(path string) (*Auth, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
