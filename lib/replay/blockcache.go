@@ -12,9 +12,10 @@ import (
 // zipNumCacheBytes is the bound of the cache of inflated ZipNum blocks
 // (the bytes of their lines), shared by every cluster of the process: 8
 // MiB, ~10 blocks of pywb's 3,000 lines. What it holds costs about three
-// times as much RSS (evicted blocks wait for the collector): serve on a
-// 10-million-capture cluster went from ~45 to ~67 MiB with it, ~88 MiB
-// with 16 MiB, ~130 MiB with 32 MiB (the bound is 100 MiB).
+// times as much RSS (evicted blocks wait for the collector): serve's max
+// RSS on a 10-million-capture cluster, 6,000 lookups, went from ~41 MiB
+// without it to ~58 MiB (~67 MiB under load), ~88 MiB with 16 MiB,
+// ~130 MiB with 32 MiB (the bound is 100 MiB).
 const zipNumCacheBytes = 8 << 20
 
 // blockCache keeps the lines of inflated ZipNum blocks, least recently
