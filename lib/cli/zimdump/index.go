@@ -9,6 +9,7 @@ import (
 
 	"github.com/arcport/arcport/lib/internal/cliutil"
 	"github.com/arcport/arcport/lib/internal/sysfile"
+	"github.com/arcport/arcport/lib/store"
 	"github.com/arcport/arcport/lib/zim"
 	"github.com/arcport/arcport/lib/zim/xapian"
 )
@@ -22,7 +23,8 @@ its HTML pages as create makes them. The clusters of OLD.zim are copied as
 they are (no recompression); the indexes, the dirents, the title listings,
 the header and the MD5 checksum are written anew (a new UUID). OLD.zim is
 checked first (its MD5); a damaged one gives one line naming the file and the
-offset, and no NEW.zim.
+offset, and no NEW.zim. OLD.zim may be in s3:// or http(s)://: it is read in
+place by ranged requests.
 
 Options:
   -o FILE         the ZIM to write (required; s3:// works); written under a
@@ -222,10 +224,19 @@ func indexZIM(c *indexArgs, note func(string, ...any)) error {
 	return out.Commit()
 }
 
-// openInput opens a local ZIM (split parts included), with a cluster
-// cache for the pages read in path order.
+// openInput opens a ZIM, local (split parts included) or in s3:// or
+// http(s):// (read in place by ranged requests, as the other commands read
+// it), with a cluster cache for the pages read in path order.
 func openInput(name string) (*zim.Archive, error) {
-	return zim.Open(name, zim.WithClusterCache(16, 64<<20))
+	cache := zim.WithClusterCache(16, 64<<20)
+	if cliutil.IsRemote(name) {
+		ra, err := cliutil.OpenAt(name)
+		if err != nil {
+			return nil, err
+		}
+		return zim.NewCloser(ra, ra.Size(), zim.WithName(store.Redact(name)), cache)
+	}
+	return zim.Open(name, cache)
 }
 
 // indexJob is one page on its way through the text extraction.
